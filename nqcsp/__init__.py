@@ -1,0 +1,29 @@
+"""nqcsp: N-Queens with mandatory queens, answered with a verified solution or a checked proof of none.
+
+Importing nqcsp is cheap: OR-Tools, PySAT and numba are loaded only when a backend that needs them runs.
+"""
+
+from nqcsp.api import solve
+from nqcsp.board import parse_board, render_board
+from nqcsp.problem import Problem
+from nqcsp.result import Certificate, InternalSolverError, Result, Status
+from nqcsp.solvers import SolverInfo, available_solvers
+from nqcsp.solvers.base import Solver
+from nqcsp.verifier import find_violation, verify
+
+__all__ = [
+    "Certificate",
+    "InternalSolverError",
+    "Problem",
+    "Result",
+    "Solver",
+    "SolverInfo",
+    "Status",
+    "available_solvers",
+    "find_violation",
+    "parse_board",
+    "render_board",
+    "solve",
+    "verify",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+import sys
+
+from nqcsp.cli import main
+
+sys.exit(main())

@@ -1,0 +1,71 @@
+"""Board text and column lists: rendering and parsing, vectorised so large boards stay cheap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+
+EMPTY, QUEEN = ".", "Q"
+
+
+def render_board(queens: Iterable[int]) -> str:
+    """Board text for a full solution given as columns by row."""
+    cols = np.asarray(queens if isinstance(queens, np.ndarray) else list(queens), dtype=np.int64)
+    return render_cells(len(cols), np.column_stack((np.arange(len(cols)), cols)))
+
+
+def render_cells(n: int, cells: Iterable[tuple[int, int]] | np.ndarray) -> str:
+    """Board text with a queen on each given cell and '.' elsewhere (a partial board is allowed)."""
+    grid = np.full((n, n + 1), ord(EMPTY), dtype=np.uint8)
+    grid[:, n] = ord("\n")
+    cell_arr = np.asarray(cells if isinstance(cells, np.ndarray) else list(cells), dtype=np.int64)
+    cell_arr = cell_arr.reshape(-1, 2)
+    if len(cell_arr):
+        grid[cell_arr[:, 0], cell_arr[:, 1]] = ord(QUEEN)
+    return grid.tobytes().decode("ascii")
+
+
+def parse_board(text: str) -> tuple[int, list[tuple[int, int]]]:
+    """Parse board text into ``(n, queen cells)``.
+
+    Blank lines and surrounding white space are ignored; every row must hold n characters, each '.' or 'Q'.
+    Rows with no queen or several queens are allowed here: deciding validity is the verifier's job.
+    """
+    rows = [line.strip() for line in text.splitlines() if line.strip()]
+    n = len(rows)
+    cells: list[tuple[int, int]] = []
+    for r, line in enumerate(rows):
+        if len(line) != n:
+            raise ValueError(f"board row {r} has {len(line)} characters, expected {n}: {line[:40]!r}")
+        bad = set(line) - {EMPTY, QUEEN}
+        if bad:
+            raise ValueError(f"board row {r} has characters other than '.' and 'Q': {sorted(bad)!r}")
+        cells.extend((r, c) for c, ch in enumerate(line) if ch == QUEEN)
+    return n, cells
+
+
+def parse_columns(text: str) -> np.ndarray:
+    """Parse whitespace-separated column numbers, one per row, into an int64 array."""
+    tokens = text.split()
+    try:
+        return np.array([int(t) for t in tokens], dtype=np.int64)
+    except ValueError:
+        bad = next(t for t in tokens if not _is_int(t))
+        raise ValueError(f"not a column number: {bad!r}") from None
+    except OverflowError:
+        raise ValueError("a column number is too large") from None
+
+
+def _is_int(token: str) -> bool:
+    try:
+        int(token)
+    except ValueError:
+        return False
+    return True
+
+
+def format_columns(queens: np.ndarray, chunk: int = 1 << 20) -> Iterator[str]:
+    """Columns one per line, yielded in chunks so writing 10^8 of them needs little memory."""
+    for start in range(0, len(queens), chunk):
+        yield "\n".join(map(str, queens[start:start + chunk].tolist())) + "\n"

@@ -1,0 +1,74 @@
+"""What every CLI command shares: one-line errors, queen parsing, documented exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+# Exit codes, documented in the README.
+EXIT_OK = 0          # SAT / valid / command done
+EXIT_NO = 1          # UNSAT (proven) / the checked solution or proof is invalid
+EXIT_USAGE = 2       # bad input: one line on stderr
+EXIT_UNKNOWN = 3     # gave up: time limit or incomplete solver
+EXIT_INTERNAL = 4    # a solver broke its contract: a bug, reported on one line
+
+
+class UsageError(Exception):
+    """Bad input from the command line; reported as one line and exit code 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (no usage dump) and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def queen_arg(text: str) -> tuple[int, int]:
+    """Parse ``R,C`` into a cell; range checks happen when the Problem is built."""
+    parts = text.replace(" ", "").split(",")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"a queen is ROW,COL, got {text!r}")
+    try:
+        return int(parts[0]), int(parts[1])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a queen is ROW,COL with integers, got {text!r}") from None
+
+
+def board_size_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"N must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"N must be >= 0, got {value}")
+    return value
+
+
+def positive_float_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    sys.stderr.write(f"nqcsp: error: {message}\n")
+    raise SystemExit(code)
+
+
+def read_input(path: str) -> str:
+    """Text of FILE, or of stdin for '-'."""
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path!r} is not text") from None

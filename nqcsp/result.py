@@ -1,0 +1,116 @@
+"""What a solve call answers: status, verified queens or a certificate, and statistics."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nqcsp.board import render_board
+from nqcsp.problem import Problem
+
+
+class Status(enum.Enum):
+    SAT = "SAT"
+    UNSAT = "UNSAT"
+    UNKNOWN = "UNKNOWN"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class InternalSolverError(RuntimeError):
+    """A backend broke its contract (an unverifiable solution, an UNSAT without proof, a disagreement).
+
+    This is always a bug in nqcsp or in a solver it calls, never an answer.
+    """
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Why an UNSAT answer holds.
+
+    ``kind`` names the argument ("attack", "drat", "exhaustive", "cpsat-infeasible", "agreement", ...);
+    ``checked_by`` names the independent methods that confirmed it (empty: only the solver's own claim);
+    ``details`` holds the evidence (the attacking pair, a proof and its CNF, node counts, ...).
+    """
+
+    kind: str
+    checked_by: tuple[str, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def checked(self) -> bool:
+        return bool(self.checked_by)
+
+    def summary(self) -> str:
+        checked = f", checked by {', '.join(self.checked_by)}" if self.checked_by else ", unchecked"
+        return f"{self.kind}{checked}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The certificate without bulky evidence (proof bytes are replaced by their size)."""
+        details = {}
+        for key, value in self.details.items():
+            if isinstance(value, (bytes, bytearray)):
+                details[key] = f"<{len(value)} bytes>"
+            elif isinstance(value, (str, int, float, bool, type(None), list, tuple, dict)):
+                details[key] = value
+            else:
+                details[key] = repr(value)
+        return {"kind": self.kind, "checked_by": list(self.checked_by), "details": details}
+
+
+def queens_array(columns: Any, n: int) -> np.ndarray:
+    """Columns by row as a read-only integer array, the one solution form that leaves a backend.
+
+    An array rather than a tuple: at n = 10^8 a tuple of Python ints needs several GB, the array 400 MB.
+    A backend hands its array over: it is not copied when its dtype already fits.
+    """
+    dtype = np.int32 if n < 2**31 else np.int64
+    arr = np.asarray(columns, dtype=dtype).reshape(-1)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True)
+class Result:
+    """The answer to one problem. ``queens[row] == col`` for every row when ``status`` is SAT."""
+
+    problem: Problem
+    status: Status
+    solver: str
+    queens: np.ndarray | None = None
+    certificate: Certificate | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return self.problem.n
+
+    def columns(self) -> tuple[int, ...]:
+        """The solution as a tuple of Python ints (convenient for small n)."""
+        if self.queens is None:
+            raise ValueError(f"no solution to show: status is {self.status}")
+        return tuple(self.queens.tolist())
+
+    def board(self) -> str:
+        """Board text: one line per row, '.' empty and 'Q' a queen, each line ending in '\\n'."""
+        if self.queens is None:
+            raise ValueError(f"no solution to show: status is {self.status}")
+        return render_board(self.queens)
+
+    def to_json(self, with_queens: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "n": self.n,
+            "mandatory": [list(cell) for cell in self.problem.queens],
+            "status": self.status.value,
+            "solver": self.solver,
+            "stats": self.stats,
+        }
+        if with_queens and self.queens is not None:
+            out["queens"] = self.queens.tolist()
+        if self.certificate is not None:
+            out["certificate"] = self.certificate.to_json()
+        return out

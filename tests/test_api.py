@@ -1,0 +1,103 @@
+import pytest
+from naive import naive_is_solution
+
+import nqcsp
+from nqcsp import InternalSolverError, Problem, Result, Status, solve
+
+
+@pytest.mark.parametrize(
+    ("bad", "exc", "named"),
+    [(-1, ValueError, "-1"), ("8", TypeError, "'8'"), (8.0, TypeError, "8.0"), (True, TypeError, "True"),
+     (None, TypeError, "None")],
+)
+def test_bad_board_size_is_named(bad, exc, named):
+    with pytest.raises(exc, match=named):
+        solve(bad)
+    with pytest.raises(exc, match=named):
+        Problem(bad)
+
+
+@pytest.mark.parametrize(
+    ("queens", "exc", "named"),
+    [([(8, 0)], ValueError, r"\(8, 0\)"), ([(0, -1)], ValueError, r"\(0, -1\)"),
+     ([(0,)], ValueError, r"\(0,\)"),
+     ("0,3", TypeError, "'0,3'"), ([(0.0, 3)], TypeError, "0.0"), ([(0, "3")], TypeError, "'3'"),
+     ([(True, 3)], TypeError, "True"), ((0, 3), TypeError, r"\(0, 3\)"), ([5], TypeError, "5")],
+)
+def test_bad_queens_are_named(queens, exc, named):
+    with pytest.raises(exc, match=named):
+        solve(8, queens)
+
+
+@pytest.mark.parametrize(("kw", "named"), [({"time_limit": -1}, "-1"), ({"time_limit": "1"}, "'1'"),
+                                          ({"seed": 1.5}, "1.5"), ({"solver": "nope"}, "'nope'"),
+                                          ({"solver": 3}, "3")])
+def test_bad_options_are_named(kw, named):
+    with pytest.raises((ValueError, TypeError), match=named):
+        solve(8, **kw)
+
+
+def test_problem_is_frozen_sorted_and_merges_duplicates():
+    problem = Problem(8, [(3, 1), (0, 3), (0, 3)])
+    assert problem.queens == ((0, 3), (3, 1))
+    with pytest.raises(AttributeError):
+        problem.n = 9
+
+
+@pytest.mark.parametrize("pair", [[(0, 0), (0, 5)], [(0, 0), (5, 0)], [(0, 0), (3, 3)], [(0, 4), (4, 0)]])
+def test_attacking_mandatory_queens_are_unsat_with_the_pair_named(pair):
+    result = solve(8, pair)
+    assert result.status is Status.UNSAT
+    assert result.certificate.kind == "attack"
+    assert sorted(map(tuple, result.certificate.details["queens"])) == sorted(pair)
+    # The second method: the naive brute force agrees there is no solution.
+    from naive import naive_has_solution
+    assert not naive_has_solution(8, pair)
+
+
+def test_empty_board_has_the_empty_solution():
+    result = solve(0)
+    assert result.status is Status.SAT and result.columns() == () and result.board() == ""
+
+
+def test_solve_accepts_a_problem_and_verifies():
+    result = solve(Problem(8, [(0, 3)]))
+    assert result.status is Status.SAT
+    assert naive_is_solution(8, result.columns(), [(0, 3)])
+    assert result.stats["wall_s"] >= 0
+
+
+def test_available_solvers_lists_construct():
+    infos = {info.name: info for info in nqcsp.available_solvers()}
+    assert infos["construct"].installed and not infos["construct"].complete
+
+
+class _LyingSolver:
+    complete = False
+
+    def __init__(self, name, status, queens=None):
+        self.name, self.status, self.queens = name, status, queens
+
+    def solve(self, problem, *, time_limit=None, seed=None):
+        from nqcsp.result import queens_array
+        queens = None if self.queens is None else queens_array(self.queens, problem.n)
+        return Result(problem, self.status, self.name, queens=queens)
+
+
+@pytest.mark.parametrize("liar", [_LyingSolver("bad-board", Status.SAT, [0, 1, 2, 3]),
+                                  _LyingSolver("no-board", Status.SAT),
+                                  _LyingSolver("fake-unsat", Status.UNSAT)])
+def test_a_lying_backend_raises_instead_of_answering(monkeypatch, liar):
+    import nqcsp.solvers as registry
+
+    monkeypatch.setitem(registry._instances, "construct", liar)
+    with pytest.raises(InternalSolverError):
+        solve(4, solver="construct")
+
+
+def test_import_is_lazy():
+    import subprocess
+    import sys
+    code = "import sys, nqcsp; print(any(m in sys.modules for m in ('numba', 'ortools', 'pysat')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,44 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nqcsp import parse_board, render_board, solve
+from nqcsp.board import format_columns, parse_columns, render_cells
+
+EXAMPLE = "...Q....\n......Q.\n..Q.....\n.......Q\n.Q......\n....Q...\nQ.......\n.....Q..\n"
+
+
+def test_design_example_round_trips():
+    n, cells = parse_board(EXAMPLE)
+    assert n == 8
+    cols = [c for _, c in sorted(cells)]
+    assert render_board(cols) == EXAMPLE
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 30).flatmap(lambda n: st.permutations(list(range(n)))))
+def test_board_text_round_trips(cols):
+    text = render_board(cols)
+    assert all(len(line) == len(cols) for line in text.splitlines())
+    n, cells = parse_board(text)
+    assert n == len(cols)
+    assert cells == list(enumerate(cols))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 12).flatmap(
+    lambda n: st.tuples(st.just(n), st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))))))
+def test_partial_boards_round_trip(case):
+    n, cells = case
+    assert parse_board(render_cells(n, cells)) == (n, sorted(cells))
+
+
+def test_columns_round_trip():
+    cols = solve(1000).queens
+    assert (parse_columns("".join(format_columns(cols, chunk=77))) == cols).all()
+
+
+def test_result_board_matches_columns():
+    result = solve(8, [(0, 3)])
+    board = result.board()
+    assert board.splitlines()[0] == "...Q...."
+    assert parse_board(board)[1] == list(enumerate(result.columns()))

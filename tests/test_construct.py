@@ -1,0 +1,66 @@
+import math
+
+import numpy as np
+import pytest
+from naive import naive_is_solution
+
+from nqcsp import Problem, Status, solve, verify
+from nqcsp.solvers.construct import SYMMETRIES, ConstructSolver, closed_form, covers, modular, transform
+
+SIZES = [1] + list(range(4, 301))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_closed_form_and_every_symmetry_pass_the_naive_checker(n):
+    base = closed_form(n)
+    for symmetry in SYMMETRIES:
+        image = transform(base, symmetry)
+        assert naive_is_solution(n, image.tolist()), (n, symmetry)
+        # `covers` must agree with the image it predicts, cell by cell.
+        assert all(covers(base, symmetry, (r, int(c))) for r, c in enumerate(image))
+
+
+@pytest.mark.parametrize("n", [n for n in range(1, 301) if math.gcd(n, 6) == 1])
+def test_every_modular_shift_passes_the_naive_checker(n):
+    for shift in range(n):
+        assert naive_is_solution(n, modular(n, shift).tolist()), (n, shift)
+
+
+@pytest.mark.parametrize("n", [5, 7, 11, 13, 25])
+def test_gcd_one_reaches_every_cell(n):
+    for r in range(n):
+        for c in range(n):
+            result = solve(n, [(r, c)], solver="construct")
+            assert result.status is Status.SAT
+            assert naive_is_solution(n, result.queens.tolist(), [(r, c)])
+
+
+@pytest.mark.parametrize("n", [4, 6, 8, 10, 12, 30])
+def test_one_mandatory_queen_sat_answers_are_right_or_unknown(n):
+    found = 0
+    for r in range(n):
+        for c in range(n):
+            result = ConstructSolver().solve(Problem(n, [(r, c)]))
+            assert result.status in (Status.SAT, Status.UNKNOWN)
+            if result.status is Status.SAT:
+                found += 1
+                assert naive_is_solution(n, result.queens.tolist(), [(r, c)])
+    assert found >= n  # at least the base solution's own cells
+
+
+def test_small_boards_without_a_construction_are_unknown():
+    for n in (2, 3):
+        assert solve(n, solver="construct").status is Status.UNKNOWN
+
+
+def test_huge_board_is_constructed_and_verified():
+    n = 10**7
+    result = solve(n, solver="construct")
+    assert result.status is Status.SAT and len(result.queens) == n
+    assert verify(n, result.queens)
+    assert result.queens.dtype == np.int32 and not result.queens.flags.writeable
+
+
+def test_unknown_options_are_rejected():
+    with pytest.raises(TypeError, match="bogus"):
+        solve(8, solver="construct", bogus=1)

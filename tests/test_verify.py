@@ -1,0 +1,78 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from naive import naive_is_solution
+
+from nqcsp import find_violation, verify
+from nqcsp.solvers.construct import closed_form
+
+
+@st.composite
+def permutations(draw, max_n=40):
+    n = draw(st.integers(0, max_n))
+    return n, draw(st.permutations(list(range(n))))
+
+
+@st.composite
+def near_misses(draw):
+    """A real solution, then one queen moved, two swapped, or a mandatory queen that is not there."""
+    n = draw(st.sampled_from([1] + list(range(4, 60))))
+    cols = closed_form(n).tolist()
+    kind = draw(st.sampled_from(["move", "swap", "mandatory", "none"]))
+    mandatory = []
+    if kind == "move":
+        cols[draw(st.integers(0, n - 1))] = draw(st.integers(-1, n))
+    elif kind == "swap" and n > 1:
+        a, b = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+        cols[a], cols[b] = cols[b], cols[a]
+    elif kind == "mandatory":
+        mandatory = [(draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1)))]
+    return n, cols, mandatory
+
+
+@settings(max_examples=300, deadline=None)
+@given(permutations())
+def test_verify_agrees_with_naive_on_permutations(case):
+    n, cols = case
+    assert verify(n, cols) == naive_is_solution(n, cols)
+
+
+@settings(max_examples=300, deadline=None)
+@given(near_misses())
+def test_verify_agrees_with_naive_on_near_misses(case):
+    n, cols, mandatory = case
+    expected = naive_is_solution(n, cols, mandatory)
+    assert verify(n, cols, mandatory) == expected
+    assert verify(n, np.array(cols), mandatory) == expected
+    assert (find_violation(n, cols, mandatory) is None) == expected
+
+
+def test_verify_rejects_wrong_length_and_reports_why():
+    assert not verify(4, [1, 3, 0])
+    assert "3 columns" in find_violation(4, [1, 3, 0])
+    assert "share a column" in find_violation(4, [1, 1, 0, 2])
+    assert find_violation(4, [1, 0, 3, 2]) == "queens in rows 0 and 1 share a diagonal"
+    assert find_violation(5, [0, 1, 4, 2, 3]) == "queens in rows 0 and 1 share an anti-diagonal"
+    assert "mandatory queen (0, 2)" in find_violation(4, [1, 3, 0, 2], [(0, 2)])
+
+
+def test_verify_empty_board():
+    assert verify(0, [])
+    assert not verify(0, [0])
+
+
+@pytest.mark.parametrize("bad", [[0.0, 1.0], [True, False], ["0", "1"]])
+def test_verify_type_errors_name_the_value(bad):
+    with pytest.raises(TypeError, match="integer"):
+        verify(2, bad)
+
+
+def test_verify_works_chunked_across_boundaries(monkeypatch):
+    import nqcsp.verifier as v
+
+    monkeypatch.setattr(v, "_CHUNK", 7)
+    cols = closed_form(101).tolist()
+    assert verify(101, cols)
+    cols[3], cols[90] = cols[90], cols[3]
+    assert verify(101, cols) == naive_is_solution(101, cols)
