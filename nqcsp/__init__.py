@@ -3,8 +3,10 @@
 Importing nqcsp is cheap: OR-Tools, PySAT and numba are loaded only when a backend that needs them runs.
 """
 
-from nqcsp.api import solve
+from nqcsp.api import solve, solve_n_queens
+from nqcsp.blockades import blockades
 from nqcsp.board import parse_board, render_board
+from nqcsp.completion import random_completion
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
 from nqcsp.solvers import SolverInfo, available_solvers
@@ -20,10 +22,13 @@ __all__ = [
     "SolverInfo",
     "Status",
     "available_solvers",
+    "blockades",
     "find_violation",
     "parse_board",
+    "random_completion",
     "render_board",
     "solve",
+    "solve_n_queens",
     "verify",
 ]
 __version__ = "0.1.0"

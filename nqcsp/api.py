@@ -95,3 +95,16 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
         result = checked(backend_solve(problem, time_limit=limit, seed=seed_value, **options), complete)
     result.stats["wall_s"] = time.perf_counter() - started
     return result
+
+
+def solve_n_queens(n: int, mandatory_coords: tuple[int, int]) -> str:
+    """The Codewars n-Queens contract: board text, or "" only when a checked certificate says no solution.
+
+    Never answers "" on a hunch: the guaranteed ``auto`` path decides, without a time limit.
+    """
+    result = solve(n, [mandatory_coords], solver="auto")
+    if result.status is Status.SAT:
+        return result.board()
+    if result.status is Status.UNSAT and result.certificate is not None and result.certificate.checked:
+        return ""
+    raise InternalSolverError(f"auto left n = {n} with {mandatory_coords!r} undecided: {result.stats}")

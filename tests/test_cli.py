@@ -72,3 +72,44 @@ def test_bad_input_exits_2_with_one_line(args, named):
 def test_malformed_verify_input_exits_2(text):
     out = nqcsp("verify", "-", stdin=text)
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_queens_file_json_and_lines(tmp_path):
+    as_json = tmp_path / "q.json"
+    as_json.write_text("[[0, 3], [1, 6]]")
+    as_lines = tmp_path / "q.txt"
+    as_lines.write_text("# two queens\n0,3\n1,6\n")
+    for path in (as_json, as_lines):
+        out = nqcsp("solve", "8", "--queens-file", str(path), "--format", "json")
+        data = json.loads(out.stdout)
+        assert data["status"] == "SAT" and naive_is_solution(8, data["queens"], [(0, 3), (1, 6)])
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0,3\n1;6\n")
+    out = nqcsp("solve", "8", "--queens-file", str(bad))
+    assert out.returncode == 2 and "line 2" in out.stderr
+
+
+def test_batch_json_lines(tmp_path):
+    records = [{"id": 1, "n": 8, "queens": [[0, 3]]}, {"id": 2, "n": 8, "queens": [[0, 0], [1, 1]]},
+               {"id": 3, "n": 6, "queens": [[0, 1]]}]
+    lines = [json.dumps(record) for record in records]
+    out = nqcsp("solve", "--batch", "-", stdin="\n".join(lines) + "\n")
+    assert out.returncode == 0, out.stderr
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["id"] for r in records] == [1, 2, 3]
+    assert records[1]["status"] == "UNSAT" and records[1]["certificate"]["kind"] == "attack"
+    for record in (records[0], records[2]):
+        assert naive_is_solution(record["n"], record["queens"], [tuple(q) for q in record["mandatory"]])
+    bad = nqcsp("solve", "--batch", "-", stdin='{"n": -3}\nnot json\n')
+    assert bad.returncode == 2
+    assert all("error" in json.loads(line) for line in bad.stdout.splitlines())
+
+
+def test_blockades_command_json():
+    out = nqcsp("blockades", "4", "6", "--format", "json", "--no-progress", "--jobs", "2")
+    assert out.returncode == 0, out.stderr
+    boards = {b["n"]: b for b in json.loads(out.stdout)}
+    from naive import naive_has_solution
+    for n, board in boards.items():
+        blocked = sorted([r, c] for r in range(n) for c in range(n) if not naive_has_solution(n, [(r, c)]))
+        assert board["blocked"] == blocked

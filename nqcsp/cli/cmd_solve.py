@@ -5,24 +5,38 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, TextIO
 
 from nqcsp.cli.common import (
     EXIT_NO,
     EXIT_OK,
     EXIT_UNKNOWN,
+    EXIT_USAGE,
+    UsageError,
     board_size_arg,
     positive_float_arg,
     queen_arg,
+    read_input,
 )
+
+if TYPE_CHECKING:
+    from nqcsp.result import Result
 
 BOARD_TEXT_UP_TO = 100
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("solve", help="solve one problem",
+    parser = sub.add_parser("solve", help="solve one problem, or a batch",
                             description="Place N queens, including the mandatory ones.")
-    parser.add_argument("n", type=board_size_arg, metavar="N", help="board size")
+    parser.add_argument("n", type=board_size_arg, metavar="N", nargs="?", help="board size")
     add_problem_options(parser)
+    parser.add_argument("--queens-file", metavar="FILE",
+                        help="mandatory queens from FILE: JSON [[r, c], ...] or one R,C per line")
+    parser.add_argument("--batch", metavar="FILE",
+                        help="many problems, JSON lines {\"n\": N, \"queens\": [[r, c], ...]} in, "
+                             "JSON lines out ('-' for stdin)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="K", help="parallel processes for --batch")
     parser.set_defaults(run=run)
 
 
@@ -41,11 +55,86 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nqcsp.api import solve
 
-    result = solve(args.n, args.queen, solver=args.solver, time_limit=args.time_limit, seed=args.seed)
+    if args.batch is not None:
+        if args.n is not None or args.queen or args.queens_file:
+            raise UsageError("--batch takes its problems from the file: give no N, --queen or --queens-file")
+        return run_batch(args)
+    if args.n is None:
+        raise UsageError("give N, or --batch FILE")
+    queens = list(args.queen)
+    if args.queens_file is not None:
+        queens += parse_queens_text(read_input(args.queens_file), args.queens_file)
+    result = solve(args.n, queens, solver=args.solver, time_limit=args.time_limit, seed=args.seed)
     return write_result(result, args.format)
 
 
-def write_result(result, fmt: str | None, out=None) -> int:  # noqa: ANN001
+def parse_queens_text(text: str, source: str) -> list[tuple[int, int]]:
+    """Queens as JSON (a list of pairs, or an object with "queens") or as one ``R,C`` per line."""
+    stripped = text.strip()
+    if stripped.startswith(("[", "{")):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        if isinstance(data, dict):
+            data = data.get("queens", [])
+        if not isinstance(data, list):
+            raise UsageError(f"{source}: expected a list of [row, col] pairs")
+        return [tuple(pair) if isinstance(pair, list) else pair for pair in data]
+    queens = []
+    for number, line in enumerate(stripped.splitlines(), 1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            try:
+                queens.append(queen_arg(line.strip()))
+            except argparse.ArgumentTypeError as exc:
+                raise UsageError(f"{source} line {number}: {exc}") from None
+    return queens
+
+
+def solve_record(line: str, defaults: dict) -> dict:
+    """One batch line in, one JSON object out; a bad record becomes an error record, not a crash."""
+    from nqcsp.api import solve
+
+    record_id = None
+    try:
+        record = json.loads(line)
+        if not isinstance(record, dict) or "n" not in record:
+            raise ValueError(f'each line must be a JSON object with "n", got {line[:60]!r}')
+        record_id = record.get("id")
+        queens = [tuple(q) if isinstance(q, list) else q for q in record.get("queens", [])]
+        options = {key: record.get(key, value) for key, value in defaults.items()}
+        result = solve(record["n"], queens, **options)
+    except (ValueError, TypeError) as exc:
+        return {"id": record_id, "error": str(exc)}
+    return {"id": record_id, **result.to_json()}
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    if args.jobs < 1:
+        raise UsageError(f"--jobs must be >= 1, got {args.jobs}")
+    lines = [line for line in read_input(args.batch).splitlines() if line.strip()]
+    work = partial(solve_record, defaults={"solver": args.solver, "time_limit": args.time_limit,
+                                           "seed": args.seed})
+    if args.jobs == 1:
+        return _write_batch(map(work, lines))
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        return _write_batch(pool.map(work, lines, chunksize=2))
+
+
+def _write_batch(records: Iterable[dict]) -> int:
+    """Write each record as it comes; exit 2 when any input line was bad."""
+    bad = 0
+    for record in records:
+        bad += "error" in record
+        sys.stdout.write(json.dumps(record, default=str) + "\n")
+        sys.stdout.flush()
+    return EXIT_USAGE if bad else EXIT_OK
+
+
+def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> int:
     from nqcsp.board import format_columns
     from nqcsp.result import Status
 

@@ -50,6 +50,12 @@ def available_solvers() -> list[SolverInfo]:
     return [SolverInfo(s.name, s.complete, _installed(s), s.description) for s in _SPECS]
 
 
+def is_installed(name: str) -> bool:
+    """Whether ``name`` is a registered backend whose dependencies are importable."""
+    spec = _BY_NAME.get(name)
+    return spec is not None and _installed(spec)
+
+
 def get_solver(name: str) -> Solver:
     """The backend called ``name``; ValueError for an unknown name, ImportError for a missing dependency."""
     if not isinstance(name, str):

@@ -1,0 +1,175 @@
+"""The guaranteed path: auto's answers agree with brute force, UNSAT is always cross-checked, liars raise."""
+
+import itertools
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from naive import naive_has_solution, naive_is_solution
+
+import nqcsp
+from nqcsp import InternalSolverError, Problem, Result, Status, solve, solve_n_queens
+from nqcsp.blockades import canonical_cells, orbit, sweep
+from nqcsp.completion import random_completion
+from nqcsp.problem import find_attack
+
+
+def assert_guaranteed(result, n, queens):
+    """SAT verified against the naive checker; UNSAT checked by a second method and true by brute force."""
+    expected = naive_has_solution(n, queens)
+    if result.status is Status.SAT:
+        assert naive_is_solution(n, result.queens.tolist(), queens)
+    else:
+        assert result.status is Status.UNSAT, result.stats
+        assert result.certificate.checked, result.certificate
+        if result.certificate.kind == "agreement":
+            assert len(result.certificate.checked_by) >= 2
+    assert (result.status is Status.SAT) == expected, (n, queens)
+
+
+@pytest.mark.parametrize("n", range(1, 11))
+def test_every_cell_agrees_with_brute_force(n):
+    for cell in itertools.product(range(n), repeat=2):
+        assert_guaranteed(solve(n, [cell]), n, [cell])
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_random_multi_queen_problems_agree_with_brute_force(count):
+    rng = random.Random(count)
+    for _ in range(60):
+        n = rng.randint(1, 9)
+        queens = [(rng.randrange(n), rng.randrange(n)) for _ in range(count)]
+        assert_guaranteed(solve(n, queens, seed=rng.randrange(1000)), n, queens)
+
+
+def test_unsat_without_mandatory_queens():
+    for n in (2, 3):
+        assert_guaranteed(solve(n), n, [])
+
+
+@pytest.mark.parametrize("cell", [(0, 0), (0, 7), (7, 0), (7, 7)])
+def test_codewars_call_never_gives_up_on_solvable_corners(cell):
+    for _ in range(10):
+        board = solve_n_queens(8, cell)
+        assert board != ""
+        n, cells = nqcsp.parse_board(board)
+        cols = [c for _, c in sorted(cells)]
+        assert naive_is_solution(8, cols, [cell])
+    for seed in range(20):
+        assert solve(8, [cell], seed=seed).status is Status.SAT
+
+
+def test_codewars_call_answers_empty_only_for_blockades():
+    assert solve_n_queens(3, (1, 1)) == ""
+    assert solve_n_queens(1, (0, 0)) == "Q\n"
+    board = solve_n_queens(1000, (0, 333))
+    assert board.splitlines()[0][333] == "Q" and nqcsp.verify(
+        1000, [line.index("Q") for line in board.splitlines()], [(0, 333)])
+    with pytest.raises(TypeError, match="'0,3'"):
+        solve_n_queens(8, "0,3")
+
+
+class _Liar:
+    """A complete backend that claims UNSAT with an exhaustive-looking certificate, whatever the problem."""
+
+    name = "liar"
+    complete = True
+
+    def solve(self, problem, *, time_limit=None, seed=None):
+        return Result(problem, Status.UNSAT, self.name, certificate=nqcsp.Certificate("exhaustive"))
+
+
+def test_portfolio_raises_when_a_complete_backend_lies(monkeypatch):
+    import nqcsp.solvers as registry
+    from nqcsp import portfolio
+
+    order = portfolio.complete_backends(Problem(6, [(0, 1)]))
+    assert len(order) >= 2, "the cross-check needs two complete backends"
+    monkeypatch.setitem(registry._instances, order[0], _Liar())
+    registry.get_solver(order[1])  # the honest second opinion
+    # (0, 1) on n = 6 is solvable: the second backend's verified solution exposes the lie.
+    assert naive_has_solution(6, [(0, 1)])
+    with pytest.raises(InternalSolverError, match="disagree"):
+        solve(6, [(0, 1)])
+
+
+def test_portfolio_raises_on_an_invalid_solution(monkeypatch):
+    import nqcsp.solvers as registry
+    from nqcsp.result import queens_array
+
+    class BadBoard:
+        name, complete = "badboard", True
+
+        def solve(self, problem, *, time_limit=None, seed=None):
+            return Result(problem, Status.SAT, self.name, queens=queens_array(range(problem.n), problem.n))
+
+    from nqcsp import portfolio
+
+    first = portfolio.complete_backends(Problem(6, [(0, 0)]))[0]
+    monkeypatch.setitem(registry._instances, first, BadBoard())
+    with pytest.raises(InternalSolverError, match="invalid solution"):
+        solve(6, [(0, 0)])
+
+
+def test_time_limit_covers_the_portfolio():
+    result = solve(6, [(0, 0)], time_limit=60)
+    assert result.status is Status.UNSAT and result.stats["wall_s"] < 60
+
+
+def naive_blocked_cells(n):
+    return sorted(cell for cell in itertools.product(range(n), repeat=2) if not naive_has_solution(n, [cell]))
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_blockades_match_brute_force(n):
+    with ThreadPoolExecutor(2) as pool:
+        assert nqcsp.blockades(n, executor=pool) == naive_blocked_cells(n)
+
+
+def test_sweep_reports_witnesses_and_checked_proofs():
+    with ThreadPoolExecutor(2) as pool:
+        boards = sweep([4, 6, 13], executor=pool)
+    for board in boards:
+        assert board.classes == len(canonical_cells(board.n))
+        assert sum(board.witnesses_by_solver.values()) + len(board.blocked_classes) == board.classes
+        assert board.solves <= board.classes
+        for verdict in board.verdicts:
+            if verdict.status == "SAT":
+                assert naive_is_solution(board.n, verdict.witness)
+                assert any(verdict.witness[r] == c for r, c in orbit(board.n, verdict.cell))
+            else:
+                assert verdict.certificate["checked_by"]
+    assert [b.n for b in boards if b.blocked] == [4, 6]
+
+
+def test_canonical_cells_cover_the_board_once():
+    for n in range(1, 12):
+        seen = [orbit(n, cell) for cell in canonical_cells(n)]
+        assert set().union(*seen) == set(itertools.product(range(n), repeat=2)) if n else True
+        assert sum(len(o) for o in seen) == n * n
+
+
+@pytest.mark.parametrize(("n", "m"), [(8, 3), (20, 10), (74, 54)])
+def test_random_completion_places_m_non_attacking_queens(n, m):
+    for seed in range(5):
+        queens = random_completion(n, m, seed)
+        assert len(queens) == m and find_attack(queens) is None
+        assert queens == random_completion(n, m, seed)
+        assert all(0 <= r < n and 0 <= c < n for r, c in queens)
+
+
+@pytest.mark.parametrize(("m", "exc"), [(9, ValueError), (-1, ValueError), (2.0, TypeError)])
+def test_random_completion_rejects_bad_m(m, exc):
+    with pytest.raises(exc, match=str(m)):
+        random_completion(8, m)
+
+
+def test_completion_instances_near_the_peak_are_decided_and_certified():
+    for seed in range(6):
+        queens = random_completion(30, 18, seed)
+        result = solve(30, queens)
+        assert result.status in (Status.SAT, Status.UNSAT)
+        if result.status is Status.UNSAT:
+            assert result.certificate.checked
+        else:
+            assert naive_is_solution(30, result.queens.tolist(), queens)
