@@ -23,7 +23,10 @@ diagonal except for the last few random ones.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import binding, ir
 from numba import njit
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 # Indices into the int64 state array.
 PHASE = 0
@@ -42,16 +45,41 @@ STALL_LIMIT = 12      # min-conflicts: steps without improvement allowed per att
 MAX_RESTARTS = 13
 SCAN_LIMIT = 14       # greedy: columns tried per row before it is placed anyway
 FREE_ROWS = 15
-STATE_SIZE = 16
+SCAN_POS = 16         # greedy: where the search for the next row's column resumes
+RING = 17             # shuffle: the next RING_SIZE draws, made early so their targets can be prefetched
+RING_SIZE = 16
+STATE_SIZE = RING + RING_SIZE
 
 # Phases.
 SETUP, SHUFFLE, GREEDY, TAIL, REPAIR, SOLVED, EXHAUSTED = range(7)  # the finished ones last
 
 LIMIT = 255  # the most queens a uint8 counter may hold
+# Greedy: candidates this far ahead of the scan have their diagonal counters prefetched. Row r + 8 tests
+# about the candidate at scan + 24, and its counter sits a few bytes from the prefetched r + col.
+PREFETCH_AHEAD = 24
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+_PREFETCH_NAME = "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the CPU to fetch array[index] into cache, without waiting (at n = 10^8 nearly every counter
+    lookup is a cache and TLB miss, and latency, not bandwidth, bounds the greedy start)."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        byte_ptr = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(8).as_pointer())
+        int32 = ir.IntType(32)
+        signature_ir = ir.FunctionType(ir.VoidType(), [byte_ptr.type, int32, int32, int32])
+        fn = cgutils.get_or_insert_function(builder.module, signature_ir, _PREFETCH_NAME)
+        # read, high temporal locality, data cache
+        builder.call(fn, [byte_ptr, ir.Constant(int32, 0), ir.Constant(int32, 3), ir.Constant(int32, 1)])
+        return context.get_dummy_value()
+    return types.void(array, types.int64), codegen
 
 
 @njit(cache=True)
@@ -166,7 +194,7 @@ def _place(q, up, down, work, state, row):
 
 
 @njit(cache=True)
-def _setup(q, up, down, mand_rows, mand_cols, mand_cols_sorted, state):
+def _setup(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, state, rng):
     """Counters cleared, mandatory queens placed, free columns given to free rows in order."""
     n = q.size
     up[:] = 0
@@ -191,7 +219,16 @@ def _setup(q, up, down, mand_rows, mand_cols, mand_cols_sorted, state):
     state[FAILED] = 0
     state[STALL] = 0
     state[CURSOR] = 0
+    state[SCAN_POS] = 0
+    for row in range(min(RING_SIZE, n)):
+        state[RING + row] = _draw_partner(fixed, rng, row, n)
     state[PHASE] = SHUFFLE
+
+
+@njit(cache=True)
+def _draw_partner(fixed, rng, row, n):
+    """Fisher-Yates partner of ``row``: a random free row in [row, n), or -1 for a mandatory row."""
+    return -1 if _is_fixed(fixed, row) else _free_row_from(fixed, rng, row, n)
 
 
 @njit(cache=True)
@@ -210,14 +247,20 @@ def _initialise(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work
     while spent < budget:
         phase = state[PHASE]
         if phase == SETUP:
-            _setup(q, up, down, mand_rows, mand_cols, mand_cols_sorted, state)
+            _setup(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, state, rng)
             spent += n
         elif phase == SHUFFLE:
             row = state[CURSOR]
             stop = min(n, row + budget - spent)
             while row < stop:
-                if not _is_fixed(fixed, row):
-                    other = _free_row_from(fixed, rng, row, n)
+                other = state[RING + (row & (RING_SIZE - 1))]
+                later = row + RING_SIZE
+                if later < n:
+                    drawn = _draw_partner(fixed, rng, later, n)
+                    state[RING + (later & (RING_SIZE - 1))] = drawn
+                    if drawn >= 0:
+                        prefetch(q, drawn)
+                if other >= 0:
                     held = q[row]
                     q[row] = q[other]
                     q[other] = held
@@ -228,28 +271,46 @@ def _initialise(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work
                 state[CURSOR] = 0
                 state[PHASE] = GREEDY
         elif phase == GREEDY:
+            # The scan position goes round the unplaced columns [row, n) instead of starting again at
+            # row: a column refused for one row is tried again only after all the others, which keeps
+            # the tries at Sosic & Gu's 3.03 n instead of about 8 n.
             row = state[CURSOR]
             end = state[GREEDY_END]
             scan_limit = state[SCAN_LIMIT]
+            pos = state[SCAN_POS]
             while row < end and spent < budget:
                 if not _is_fixed(fixed, row):
+                    pos = max(pos, row)
+                    ahead = pos + PREFETCH_AHEAD
+                    if ahead + 4 <= n:
+                        for x in range(ahead, ahead + 4):
+                            col = np.int64(q[x])
+                            prefetch(up, row + col)
+                            prefetch(down, row - col + last)
                     tries = 0
-                    k = row
-                    while k < n and tries < scan_limit:
-                        if not _is_fixed(fixed, k):
-                            col = np.int64(q[k])
+                    visited = 0
+                    while visited < n - row and tries < scan_limit:
+                        if not _is_fixed(fixed, pos):
+                            col = np.int64(q[pos])
                             tries += 1
                             if up[row + col] == 0 and down[row - col + last] == 0:
-                                q[k] = q[row]
+                                q[pos] = q[row]
                                 q[row] = col
                                 break
-                        k += 1
-                    spent += tries + 1
+                        visited += 1
+                        pos += 1
+                        if pos == n:
+                            pos = row
+                    pos += 1
+                    if pos >= n:
+                        pos = row + 1
+                    spent += visited + 1
                     if not _place(q, up, down, work, state, row):
                         _restart(state)
                         return spent
                 row += 1
             state[CURSOR] = row
+            state[SCAN_POS] = pos
             if row >= end:
                 state[PHASE] = TAIL
         elif phase == TAIL:
