@@ -42,9 +42,15 @@ def default_tail(n: int) -> int:
     return min(n, round(float(np.interp(math.log10(n), [1, 3, 4, 5, 6], [10, 30, 50, 80, 100]))))
 
 
+def default_restarts(n: int) -> int:
+    """Attempts after the first: many for small boards, where one costs microseconds and a strict
+    descent often ends in a local minimum, few for big ones, where the greedy start almost never fails."""
+    return max(_DEFAULT_RESTARTS, min(1000, 10_000 // max(n, 1)))
+
+
 def default_failed_swaps(n: int, tail: int) -> int:
     """Refused swaps before a qs4 attempt restarts: generous for big boards, small for tiny ones."""
-    return 2000 + 100 * tail
+    return min(2000 + 400 * tail, 100 * n + 100)
 
 
 def _seed(seed: int | None) -> int:
@@ -86,7 +92,7 @@ class _LocalSearch:
         np.bitwise_or.at(fixed, mandatory[:, 0] >> 3, (1 << (mandatory[:, 0] & 7)).astype(np.uint8))
         tail = _option(options, "tail", default_tail(n), 0)
         state[kernels.GREEDY_END] = n - min(tail, n)
-        state[kernels.MAX_RESTARTS] = _option(options, "max_restarts", _DEFAULT_RESTARTS, 0)
+        state[kernels.MAX_RESTARTS] = _option(options, "max_restarts", default_restarts(n), 0)
         state[kernels.SCAN_LIMIT] = _SCAN_LIMIT
         state[kernels.FREE_ROWS] = n - len(mandatory)
         self._configure(state, options, n, tail, kernels)

@@ -133,6 +133,8 @@ def swap_queens(q, up, down, i, j):
 
     Swapping again undoes it. The caller checks first that no counter would pass LIMIT.
     """
+    if i == j:
+        return 0
     last = q.size - 1
     a = np.int64(q[i])
     b = np.int64(q[j])
