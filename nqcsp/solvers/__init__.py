@@ -31,6 +31,10 @@ class _Spec:
 _SPECS: tuple[_Spec, ...] = (
     _Spec("construct", "nqcsp.solvers.construct", "ConstructSolver", False, ("numpy",),
           "explicit O(n) construction, its 8 symmetries and (gcd(n, 6) = 1) the shifts of 2r + s"),
+    _Spec("qs4", "nqcsp.solvers.localsearch", "Qs4Solver", False, ("numba",),
+          "Sosic & Gu QS4 local search: greedy permutation start, collision-lowering swaps"),
+    _Spec("minconflicts", "nqcsp.solvers.localsearch", "MinConflictsSolver", False, ("numba",),
+          "Minton's min-conflicts from a greedy start, restarts on stagnation"),
 )
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}

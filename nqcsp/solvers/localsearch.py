@@ -1,0 +1,192 @@
+"""Local search in numba (incomplete): ``qs4`` (Sosic & Gu) and ``minconflicts`` (Minton et al.).
+
+The Python layer validates options, allocates the state arrays once, and calls a kernel in chunks of
+work sized from the measured speed, so ``time_limit`` is checked between chunks (numba has no clock)
+and the run resumes from its arrays. Both answer SAT or UNKNOWN, never UNSAT: when the restart budget
+or the time runs out they give up, which is also how boards without a solution (n = 2, 3, blockade
+cells) end. The default budget is finite and small for small n, so a caller that falls back to a
+complete solver does not wait long on a hopeless instance.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import time
+from typing import Any
+
+import numpy as np
+
+from nqcsp.problem import Problem, as_int
+from nqcsp.result import Result, Status, queens_array
+from nqcsp.solvers.base import Stopwatch, reject_options
+
+_DEFAULT_RESTARTS = 10
+# Greedy tries per row before the row is placed anyway (only hit on crowded boards).
+_SCAN_LIMIT = 4096
+# qs4's list of attacked rows: a run that would outgrow it restarts (never seen at the default tail).
+_MAX_WORK = 1 << 20
+# Chunks take at most this long without a time limit, and at most this share of a limit.
+_CHUNK_S = 0.25
+_CHUNK_SHARE = 0.03
+
+
+def default_tail(n: int) -> int:
+    """Queens placed at random after the greedy phase (Sosic & Gu's c).
+
+    Interpolated in log10(n) through the published values (30 at 10^3, 50 at 10^4, 80 at 10^5, 100 from
+    10^6 on); below n = 10 every queen is random, since a greedy start buys nothing there.
+    """
+    if n <= 10:
+        return n
+    return min(n, round(float(np.interp(math.log10(n), [1, 3, 4, 5, 6], [10, 30, 50, 80, 100]))))
+
+
+def default_restarts(n: int) -> int:
+    """Attempts after the first: many for small boards, where one costs microseconds and a strict
+    descent often ends in a local minimum, few for big ones, where the greedy start almost never fails."""
+    return max(_DEFAULT_RESTARTS, min(1000, 10_000 // max(n, 1)))
+
+
+def default_failed_swaps(n: int, tail: int) -> int:
+    """Refused swaps before a qs4 attempt restarts: generous for big boards, small for tiny ones."""
+    return min(2000 + 400 * tail, 100 * n + 100)
+
+
+def _seed(seed: int | None) -> int:
+    return secrets.randbits(63) if seed is None else seed
+
+
+def _option(options: dict[str, Any], name: str, default: int, lowest: int) -> int:
+    value = options.get(name)
+    if value is None:
+        return default
+    value = as_int(value, name)
+    if value < lowest:
+        raise ValueError(f"{name} must be >= {lowest}, got {value}")
+    return value
+
+
+class _LocalSearch:
+    name = ""
+    complete = False
+    option_names: tuple[str, ...] = ()
+
+    def solve(self, problem: Problem, *, time_limit: float | None = None, seed: int | None = None,
+              **options: Any) -> Result:
+        reject_options(self.name, options, self.option_names)
+        from nqcsp.solvers._kernels import localsearch as kernels
+
+        clock = Stopwatch(time_limit)
+        seed = _seed(seed)
+        n = problem.n
+        stats: dict[str, Any] = {"seed": seed}
+        if problem.attack is not None or n == 0:
+            stats["reason"] = "mandatory queens attack each other" if n else "empty board"
+            return Result(problem, Status.UNKNOWN if n else Status.SAT, self.name,
+                          queens=None if n else queens_array([], 0), stats=stats)
+        state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
+        rng = np.array([seed], dtype=np.uint64)
+        mandatory = np.array(problem.queens, dtype=np.int64).reshape(-1, 2)
+        fixed = np.zeros((n + 7) // 8, dtype=np.uint8)
+        np.bitwise_or.at(fixed, mandatory[:, 0] >> 3, (1 << (mandatory[:, 0] & 7)).astype(np.uint8))
+        tail = _option(options, "tail", default_tail(n), 0)
+        state[kernels.GREEDY_END] = n - min(tail, n)
+        state[kernels.MAX_RESTARTS] = _option(options, "max_restarts", default_restarts(n), 0)
+        state[kernels.SCAN_LIMIT] = _SCAN_LIMIT
+        state[kernels.FREE_ROWS] = n - len(mandatory)
+        self._configure(state, options, n, tail, kernels)
+        q = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+        up = np.zeros(2 * n - 1, dtype=np.uint8)
+        down = np.zeros(2 * n - 1, dtype=np.uint8)
+        step = self._stepper(kernels, q, up, down, fixed, mandatory, state, rng)
+        kernel_s, chunks = _run_in_chunks(step, state, kernels, clock)
+        stats.update(iterations=int(state[kernels.ITERATIONS]), restarts=int(state[kernels.RESTARTS]),
+                     initial_conflicts=int(state[kernels.INITIAL_CONFLICTS]), kernel_s=kernel_s,
+                     chunks=chunks, tail=tail)
+        phase = state[kernels.PHASE]
+        if phase == kernels.SOLVED:
+            return Result(problem, Status.SAT, self.name, queens=queens_array(q, n), stats=stats)
+        stats["reason"] = "restart budget exhausted" if phase == kernels.EXHAUSTED else "time limit"
+        return Result(problem, Status.UNKNOWN, self.name, stats=stats)
+
+    def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
+        raise NotImplementedError
+
+    def _stepper(self, kernels: Any, q: np.ndarray, up: np.ndarray, down: np.ndarray, fixed: np.ndarray,
+                 mandatory: np.ndarray, state: np.ndarray, rng: np.ndarray) -> Any:
+        raise NotImplementedError
+
+
+def _mandatory_arrays(mandatory: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows = np.ascontiguousarray(mandatory[:, 0])
+    cols = np.ascontiguousarray(mandatory[:, 1])
+    return rows, cols, np.sort(cols)
+
+
+def _run_in_chunks(step: Any, state: np.ndarray, kernels: Any, clock: Stopwatch) -> tuple[float, int]:
+    """Call ``step(budget)`` until the run ends or the clock runs out; kernel seconds and chunk count.
+
+    The first call is a zero-budget warm-up so that compiling or loading the kernel is not timed.
+    """
+    step(0)
+    budget = 1 << 14
+    kernel_s = 0.0
+    chunks = 0
+    done = (kernels.SOLVED, kernels.EXHAUSTED)
+    while True:
+        started = time.perf_counter()
+        step(budget)
+        took = time.perf_counter() - started
+        kernel_s += took
+        chunks += 1
+        if state[kernels.PHASE] in done or clock.expired():
+            return kernel_s, chunks
+        target = _CHUNK_S
+        remaining = clock.remaining()
+        if remaining is not None and clock.time_limit is not None:
+            target = min(target, _CHUNK_SHARE * clock.time_limit, remaining)
+        rate = budget / max(took, 1e-6)
+        budget = int(min(max(rate * target, 1 << 10), 1 << 50))
+
+
+class Qs4Solver(_LocalSearch):
+    """Sosic & Gu's QS4: greedy conflict-free start on a permutation, then collision-lowering swaps."""
+
+    name = "qs4"
+    option_names = ("max_restarts", "max_failed_swaps", "tail")
+
+    def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
+        state[kernels.MAX_FAILED] = _option(options, "max_failed_swaps", default_failed_swaps(n, tail), 0)
+
+    def _stepper(self, kernels: Any, q: np.ndarray, up: np.ndarray, down: np.ndarray, fixed: np.ndarray,
+                 mandatory: np.ndarray, state: np.ndarray, rng: np.ndarray) -> Any:
+        rows, cols, sorted_cols = _mandatory_arrays(mandatory)
+        work = np.zeros(min(4 * len(q) + 64, _MAX_WORK), dtype=np.int64)
+
+        def step(budget: int) -> None:
+            kernels.run_qs4(q, up, down, fixed, rows, cols, sorted_cols, work, state, rng, budget)
+
+        return step
+
+
+class MinConflictsSolver(_LocalSearch):
+    """Minton et al.'s min-conflicts from a greedy start, restarting when it stagnates."""
+
+    name = "minconflicts"
+    option_names = ("max_restarts", "stall_steps", "tail")
+
+    def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
+        state[kernels.STALL_LIMIT] = _option(options, "stall_steps", 100, 0)
+
+    def _stepper(self, kernels: Any, q: np.ndarray, up: np.ndarray, down: np.ndarray, fixed: np.ndarray,
+                 mandatory: np.ndarray, state: np.ndarray, rng: np.ndarray) -> Any:
+        rows, cols, sorted_cols = _mandatory_arrays(mandatory)
+        n = len(q)
+        column_counts = np.zeros(n, dtype=np.uint8)
+
+        def step(budget: int) -> None:
+            kernels.run_minconflicts(q, column_counts, up, down, fixed, rows, cols, sorted_cols, state, rng,
+                                     budget)
+
+        return step

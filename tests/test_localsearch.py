@@ -1,0 +1,232 @@
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from naive import naive_has_solution, naive_is_solution, naive_solutions
+
+from nqcsp import Problem, Status, solve, verify
+from nqcsp.solvers import get_solver
+from nqcsp.solvers.construct import closed_form
+from nqcsp.solvers.localsearch import default_restarts
+
+pytest.importorskip("numba")
+
+from nqcsp.solvers._kernels import localsearch as kernels  # noqa: E402
+
+SOLVERS = ("qs4", "minconflicts")
+
+
+def naive_collisions(n, queens):
+    """Sum over columns and diagonals of (queens on the line - 1), counted from scratch."""
+    total = 0
+    for key in (lambda r, c: c, lambda r, c: r + c, lambda r, c: r - c):
+        lines = {}
+        for r, c in enumerate(queens):
+            lines[key(r, c)] = lines.get(key(r, c), 0) + 1
+        total += sum(k - 1 for k in lines.values())
+    return total
+
+
+def naive_counters(n, queens):
+    cols = np.zeros(n, dtype=np.int64)
+    up = np.zeros(2 * n - 1, dtype=np.int64)
+    down = np.zeros(2 * n - 1, dtype=np.int64)
+    for r, c in enumerate(queens):
+        cols[c] += 1
+        up[r + c] += 1
+        down[r - c + n - 1] += 1
+    return cols, up, down
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("n", range(1, 9))
+def test_every_single_mandatory_cell_on_small_boards(solver, n):
+    for row in range(n):
+        for col in range(n):
+            result = solve(n, [(row, col)], solver=solver, seed=row * n + col)
+            assert result.status is not Status.UNSAT
+            if result.status is Status.SAT:
+                assert naive_is_solution(n, result.queens.tolist(), [(row, col)])
+            else:
+                # The default budget is enough for every solvable cell up to n = 8 at these seeds; an
+                # UNKNOWN on a solvable cell would mean the search or its budget broke.
+                assert not naive_has_solution(n, [(row, col)]), (n, row, col)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("n", [2, 3])
+def test_boards_without_solutions_end_unknown(solver, n):
+    result = solve(n, solver=solver, seed=1)
+    assert result.status is Status.UNKNOWN and result.stats["reason"] == "restart budget exhausted"
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_blockade_cell_gives_up_within_the_default_budget(solver):
+    assert not naive_has_solution(6, [(0, 0)])
+    result = solve(6, [(0, 0)], solver=solver, seed=3)
+    assert result.status is Status.UNKNOWN and result.stats["reason"] == "restart budget exhausted"
+    assert result.stats["restarts"] == default_restarts(6) + 1
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_time_limit_stops_a_hopeless_search(solver):
+    limit = 0.5
+    started = time.perf_counter()
+    result = solve(6, [(0, 0)], solver=solver, seed=5, time_limit=limit, max_restarts=10**12)
+    took = time.perf_counter() - started
+    assert result.status is Status.UNKNOWN and result.stats["reason"] == "time limit"
+    assert took < limit + 5.0  # generous: CI machines are noisy; the benchmark measures the real overshoot
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_hypothesis_instances_taken_from_a_solution(solver, data):
+    """Mandatory queens drawn from a known solution: the instance is solvable, every answer checkable."""
+    n = data.draw(st.integers(min_value=4, max_value=80), label="n")
+    base = closed_form(n).tolist()
+    rows = data.draw(st.lists(st.integers(0, n - 1), max_size=min(n, 6), unique=True), label="rows")
+    mandatory = [(r, base[r]) for r in rows]
+    seed = data.draw(st.integers(0, 2**63 - 1), label="seed")
+    result = solve(n, mandatory, solver=solver, seed=seed)
+    assert result.status is not Status.UNSAT
+    if result.status is Status.SAT:
+        assert naive_is_solution(n, result.queens.tolist(), mandatory)
+    else:
+        assert len(mandatory) >= 3  # one or two mandatory queens on these boards are always solved
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("n, seed", [(50, 0), (200, 1), (1000, 2), (5000, 3), (100_000, 4)])
+def test_bigger_boards_with_one_mandatory_queen(solver, n, seed):
+    if solver == "minconflicts" and n > 10_000:
+        pytest.skip("O(n) per step: kept for the benchmark")
+    cell = (n // 2, n // 3)
+    result = solve(n, [cell], solver=solver, seed=seed)
+    assert result.status is Status.SAT
+    assert verify(n, result.queens, [cell])
+    if n <= 1000:
+        assert naive_is_solution(n, result.queens.tolist(), [cell])
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_many_mandatory_queens_are_kept_or_the_answer_is_unknown(solver):
+    n = 40
+    base = closed_form(n).tolist()
+    rng = np.random.default_rng(7)
+    for count in (5, 10, 20, 39, 40):
+        rows = rng.choice(n, size=count, replace=False)
+        mandatory = [(int(r), base[r]) for r in rows]
+        result = solve(n, mandatory, solver=solver, seed=count)
+        assert result.status is not Status.UNSAT
+        if result.status is Status.SAT:
+            assert naive_is_solution(n, result.queens.tolist(), mandatory)
+        if count >= n - 1:  # nothing left to choose: the mandatory queens are the solution
+            assert result.status is Status.SAT and result.queens.tolist() == base
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_same_seed_same_board_and_the_drawn_seed_is_recorded(solver):
+    n, cell = 3000, (1500, 1000)
+    first = solve(n, [cell], solver=solver, seed=42)
+    again = solve(n, [cell], solver=solver, seed=42)
+    assert first.status is Status.SAT and np.array_equal(first.queens, again.queens)
+    drawn = solve(n, [cell], solver=solver)
+    replay = solve(n, [cell], solver=solver, seed=drawn.stats["seed"])
+    assert np.array_equal(drawn.queens, replay.queens)
+    other = solve(n, [cell], solver=solver, seed=43)
+    assert not np.array_equal(first.queens, other.queens)
+
+
+def _run_with_chunks_of(monkeypatch, budget, solver, n, mandatory, seed):
+    """Solve with every kernel call given the same fixed budget instead of a timed one; the board."""
+    import nqcsp.solvers.localsearch as layer
+
+    def fixed_chunks(step, state, kernels_module, clock):
+        while state[kernels.PHASE] < kernels.SOLVED:
+            step(budget)
+        return 0.0, 0
+
+    monkeypatch.setattr(layer, "_run_in_chunks", fixed_chunks)
+    result = get_solver(solver).solve(Problem(n, mandatory), seed=seed)
+    return None if result.queens is None else result.queens.tolist()
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_the_board_does_not_depend_on_how_the_run_is_chunked(monkeypatch, solver):
+    n, mandatory = 2000, [(7, 11), (1000, 400)]
+    budgets = (1, 97, 5000, 10**12)
+    boards = [_run_with_chunks_of(monkeypatch, budget, solver, n, mandatory, 9) for budget in budgets]
+    assert boards[0] is not None and naive_is_solution(n, boards[0], mandatory)
+    assert all(board == boards[0] for board in boards)
+
+
+def test_swap_counters_match_a_naive_recount():
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 5, 17, 64):
+        q = rng.permutation(n).astype(np.int32)
+        _, up, down = (a.astype(np.uint8) for a in naive_counters(n, q.tolist()))
+        collisions = naive_collisions(n, q.tolist())
+        for _ in range(300):
+            i, j = (int(x) for x in rng.integers(0, n, size=2))
+            delta = kernels.swap_queens(q, up, down, i, j)
+            now = naive_collisions(n, q.tolist())
+            assert delta == now - collisions
+            collisions = now
+            _, want_up, want_down = naive_counters(n, q.tolist())
+            assert np.array_equal(up, want_up) and np.array_equal(down, want_down)
+
+
+def test_move_counters_match_a_naive_recount():
+    rng = np.random.default_rng(12)
+    for n in (1, 3, 8, 31):
+        q = rng.integers(0, n, size=n).astype(np.int32)
+        cols, up, down = (a.astype(np.uint8) for a in naive_counters(n, q.tolist()))
+        collisions = naive_collisions(n, q.tolist())
+        for _ in range(300):
+            row, col = (int(x) for x in rng.integers(0, n, size=2))
+            delta = kernels.move_queen(q, cols, up, down, row, col)
+            now = naive_collisions(n, q.tolist())
+            assert delta == now - collisions
+            collisions = now
+            want = naive_counters(n, q.tolist())
+            assert all(np.array_equal(a, b) for a, b in zip((cols, up, down), want, strict=True))
+
+
+def test_greedy_start_is_nearly_conflict_free():
+    """The greedy phase leaves at most the random tail in conflict: a check on the start the repair gets."""
+    n, cell = 20_000, (10_000, 6_666)
+    result = solve(n, [cell], solver="qs4", seed=5)
+    assert result.status is Status.SAT
+    assert result.stats["initial_conflicts"] <= 2 * result.stats["tail"] + 10
+
+
+def test_small_solution_sets_are_reached():
+    """Boards with a single solution through the mandatory queens still end SAT with exactly it."""
+    n = 8
+    for solution in list(naive_solutions(n))[:10]:
+        mandatory = [(r, solution[r]) for r in range(0, n, 2)]
+        unique = list(naive_solutions(n, mandatory))
+        for solver in SOLVERS:
+            result = solve(n, mandatory, solver=solver, seed=1)
+            assert result.status is Status.SAT and result.columns() in unique
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_bad_options_are_rejected_by_name(solver):
+    with pytest.raises(TypeError, match="bogus"):
+        solve(10, solver=solver, bogus=1)
+    with pytest.raises(ValueError, match="max_restarts"):
+        solve(10, solver=solver, max_restarts=-1)
+    with pytest.raises(TypeError, match="tail"):
+        solve(10, solver=solver, tail=2.5)
+
+
+def test_importing_the_backend_module_does_not_load_numba():
+    code = "import sys, nqcsp, nqcsp.solvers.localsearch; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
