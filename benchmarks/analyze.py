@@ -174,6 +174,11 @@ def _pyplot() -> Any:
     return plt
 
 
+def _legend(ax: Any, **where: Any) -> None:
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small", **where)
+
+
 def plot_time_vs_n(records: list[Record], path: Path) -> Path:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
@@ -190,7 +195,7 @@ def plot_time_vs_n(records: list[Record], path: Path) -> Path:
     ax.set_ylabel("wall-clock seconds (median of decided runs)")
     ax.set_title("Time against n")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
+    _legend(ax)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -212,7 +217,7 @@ def plot_cactus(records: list[Record], path: Path) -> Path:
     ax.set_ylabel("time limit needed (s)")
     ax.set_title("Cactus plot")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
+    _legend(ax)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -251,7 +256,7 @@ def plot_completion(records: list[Record], path: Path) -> Path | None:
     ax.set_ylabel("wall-clock seconds (x: undecided at the timeout)")
     ax.set_title("Completion instances by difficulty")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
+    _legend(ax)
     if sweep:
         _plot_sweep(axes[0][1], completion, by_config)
     fig.tight_layout()
@@ -284,7 +289,7 @@ def _plot_sweep(ax: Any, completion: list[Record], by_config: dict[str, list[Rec
     twin.set_ylim(0, 1.05)
     twin.set_ylabel("fraction solvable (decided instances)")
     ax.set_title(f"Completion on n = {sorted({r['n'] for r in completion})}")
-    ax.legend(fontsize="small", loc="upper left")
+    _legend(ax, loc="upper left")
 
 
 def analyze(paths: Iterable[Path], outdir: Path, name: str | None = None) -> list[Path]:
