@@ -88,6 +88,7 @@ def summary_rows(records: list[Record]) -> list[dict[str, Any]]:
             "TIMEOUT": sum(r["status"] == "TIMEOUT" for r in runs),
             "other": sum(r["status"] not in (*DECIDED, "UNKNOWN", "TIMEOUT") for r in runs),
             "decided": len(decided),
+            "correct": sum(r["correct"] is True for r in runs),
             "wrong": sum(r["correct"] is False for r in runs),
             "unsat_confirmed": f"{sum(bool(r.get('confirmed')) for r in unsat)}/{len(unsat)}",
             "gave_up_solvable": sum(r["solvable_given_up"] for r in runs),
@@ -101,7 +102,7 @@ def summary_rows(records: list[Record]) -> list[dict[str, Any]]:
 
 COLUMNS = [("config", "configuration"), ("runs", "runs"), ("SAT", "SAT"), ("UNSAT", "UNSAT"),
            ("UNKNOWN", "UNKNOWN"), ("TIMEOUT", "TIMEOUT"), ("other", "other"), ("decided", "decided"),
-           ("wrong", "wrong"), ("unsat_confirmed", "UNSAT confirmed"),
+           ("correct", "correct"), ("wrong", "wrong"), ("unsat_confirmed", "UNSAT confirmed"),
            ("gave_up_solvable", "gave up on solvable"), ("median_s", "median s"), ("max_s", "max s"),
            ("largest_n", "largest n decided"), ("peak_rss_mb", "peak RSS MiB")]
 
