@@ -1,0 +1,12 @@
+"""``python -m benchmarks ...`` or ``python benchmarks/__main__.py ...`` from the repository root."""
+
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):
+    # Run as a script: make the checkout importable so `benchmarks` and `nqcsp` resolve to it.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.cli import main  # noqa: E402
+
+sys.exit(main())

@@ -1,0 +1,318 @@
+"""Analysis of result files: a markdown table of every configuration, and PNG plots (matplotlib, Agg).
+
+Correctness is judged per instance, never from a solver's own word:
+- a SAT answer is correct when the worker's independent ``nqcsp.verify`` accepted it;
+- an instance is known solvable when any run found a verified solution, or brute force said so;
+- an UNSAT answer is wrong on a known-solvable instance, and *confirmed* when brute force or another
+  complete solver also answered UNSAT;
+- an incomplete solver *gave up on a solvable instance* when it answered UNKNOWN or timed out there.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.runner import read_results
+
+DECIDED = ("SAT", "UNSAT")
+Record = dict[str, Any]
+
+
+def instance_truth(records: list[Record]) -> dict[str, str | None]:
+    """Per instance: "SAT" when a verified solution exists, "UNSAT" when brute force or a complete solver
+    says so and no verified solution contradicts it, else None."""
+    truth: dict[str, str | None] = {}
+    for r in records:
+        key = r["instance"]
+        if r["status"] == "SAT" and r.get("verified") or r.get("expected") == "SAT":
+            truth[key] = "SAT"
+        elif truth.get(key) != "SAT" and (r.get("expected") == "UNSAT" or r["status"] == "UNSAT"):
+            truth[key] = "UNSAT"
+        else:
+            truth.setdefault(key, None)
+    return truth
+
+
+def judge(records: list[Record]) -> list[Record]:
+    """Each record with ``correct`` (True/False for decided runs, None otherwise) and ``confirmed``."""
+    truth = instance_truth(records)
+    unsat_by: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        if r["status"] == "UNSAT":
+            unsat_by[r["instance"]].add(r["solver"])
+    judged = []
+    for r in records:
+        out = dict(r)
+        if r["status"] == "SAT":
+            out["correct"] = bool(r.get("verified"))
+        elif r["status"] == "UNSAT":
+            out["correct"] = truth[r["instance"]] != "SAT" and r.get("expected") in (None, "UNSAT")
+            out["confirmed"] = r.get("expected") == "UNSAT" or bool(unsat_by[r["instance"]] - {r["solver"]})
+        elif r["status"] == "WRONG":
+            out["correct"] = False
+        else:
+            out["correct"] = None
+        out["solvable_given_up"] = r["status"] not in DECIDED and truth[r["instance"]] == "SAT"
+        judged.append(out)
+    return judged
+
+
+def _fmt(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds:.3g}"
+
+
+def summary_rows(records: list[Record]) -> list[dict[str, Any]]:
+    by_config: dict[str, list[Record]] = defaultdict(list)
+    for r in records:
+        by_config[r["config"]].append(r)
+    rows = []
+    for config, runs in sorted(by_config.items()):
+        decided = [r for r in runs if r["status"] in DECIDED]
+        times = [r["wall_s"] for r in decided]
+        unsat = [r for r in decided if r["status"] == "UNSAT"]
+        # The worker's own peak, or its external solver's for the peers.
+        rss = [max(r["peak_rss_mb"], r.get("child_peak_rss_mb") or 0) for r in runs
+               if r.get("peak_rss_mb") is not None]
+        rows.append({
+            "config": config,
+            "runs": len(runs),
+            "SAT": sum(r["status"] == "SAT" for r in runs),
+            "UNSAT": sum(r["status"] == "UNSAT" for r in runs),
+            "UNKNOWN": sum(r["status"] == "UNKNOWN" for r in runs),
+            "TIMEOUT": sum(r["status"] == "TIMEOUT" for r in runs),
+            "other": sum(r["status"] not in (*DECIDED, "UNKNOWN", "TIMEOUT") for r in runs),
+            "decided": len(decided),
+            "correct": sum(r["correct"] is True for r in runs),
+            "wrong": sum(r["correct"] is False for r in runs),
+            "unsat_confirmed": f"{sum(bool(r.get('confirmed')) for r in unsat)}/{len(unsat)}",
+            "gave_up_solvable": sum(r["solvable_given_up"] for r in runs),
+            "median_s": statistics.median(times) if times else None,
+            "max_s": max(times) if times else None,
+            "largest_n": max((r["n"] for r in decided), default=None),
+            "peak_rss_mb": max(rss) if rss else None,
+        })
+    return rows
+
+
+COLUMNS = [("config", "configuration"), ("runs", "runs"), ("SAT", "SAT"), ("UNSAT", "UNSAT"),
+           ("UNKNOWN", "UNKNOWN"), ("TIMEOUT", "TIMEOUT"), ("other", "other"), ("decided", "decided"),
+           ("correct", "correct"), ("wrong", "wrong"), ("unsat_confirmed", "UNSAT confirmed"),
+           ("gave_up_solvable", "gave up on solvable"), ("median_s", "median s"), ("max_s", "max s"),
+           ("largest_n", "largest n decided"), ("peak_rss_mb", "peak RSS MiB")]
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| " + " | ".join(title for _, title in COLUMNS) + " |",
+             "|" + "|".join(" --- " for _ in COLUMNS) + "|"]
+    for row in rows:
+        cells = []
+        for key, _ in COLUMNS:
+            value = row[key]
+            if key in ("median_s", "max_s"):
+                cells.append(_fmt(value))
+            elif key == "peak_rss_mb":
+                cells.append("-" if value is None else f"{value:.0f}")
+            else:
+                cells.append("-" if value is None else str(value))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def groups(records: list[Record], max_families: int = 4) -> dict[str, list[Record]]:
+    """One table per suite; a completion suite with a few (n, m) families gets one table per family too."""
+    out: dict[str, list[Record]] = defaultdict(list)
+    families: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    for r in records:
+        out[f"suite {r['suite']}"].append(r)
+        if r["family"].startswith("completion"):
+            families[r["suite"]].add((r["n"], r["m"]))
+    for r in sorted(records, key=lambda r: (r["n"], r["m"])):
+        if r["family"].startswith("completion") and len(families[r["suite"]]) <= max_families:
+            out[f"suite {r['suite']}, n = {r['n']}, m = {r['m']}"].append(r)
+    return dict(out)
+
+
+def report(records: list[Record]) -> str:
+    first = records[0]
+    dates = sorted(r["date"] for r in records)
+    versions = ", ".join(f"{k} {v}" for k, v in first["versions"].items() if v)
+    host = first["machine"]
+    parts = [
+        "# Benchmark results\n",
+        f"- machine: {host.get('cpu')} ({host.get('cores')} cores, {host.get('mem_gb')} GB), "
+        f"{host.get('platform')}",
+        f"- dates: {dates[0]} .. {dates[-1]}",
+        f"- versions: {versions}",
+        f"- timeout per run: {sorted({r['timeout'] for r in records})} s; warm-up (numba compile) untimed",
+        "- times are wall-clock seconds of `nqcsp.solve` (which verifies SAT answers) or of the external "
+        "peer (model flattening or CNF writing included); medians over decided runs\n",
+    ]
+    judged = judge(records)
+    for title, members in groups(judged).items():
+        parts.append(f"## {title}\n")
+        parts.append(markdown_table(summary_rows(members)))
+    bad = [r for r in judged if r["correct"] is False]
+    if bad:
+        parts.append("## Wrong answers\n")
+        parts.extend(f"- {r['config']} on {r['instance']}: {r['status']} {r.get('error', '')}" for r in bad)
+    return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------- plots
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _legend(ax: Any, **where: Any) -> None:
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small", **where)
+
+
+def plot_time_vs_n(records: list[Record], path: Path) -> Path:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 5))
+    lines: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        if r["status"] in DECIDED and r.get("correct") is not False and r["n"] > 0:
+            lines[r["config"]][r["n"]].append(r["wall_s"])
+    for config, points in sorted(lines.items()):
+        ns = sorted(points)
+        ax.plot(ns, [statistics.median(points[n]) for n in ns], marker="o", ms=3, label=config)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("n (board size)")
+    ax.set_ylabel("wall-clock seconds (median of decided runs)")
+    ax.set_title("Time against n")
+    ax.grid(True, which="both", alpha=0.3)
+    _legend(ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_cactus(records: list[Record], path: Path) -> Path:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 5))
+    by_config: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        if r["status"] in DECIDED and r.get("correct"):
+            by_config[r["config"]].append(r["wall_s"])
+    for config, times in sorted(by_config.items()):
+        times.sort()
+        ax.step(range(1, len(times) + 1), times, where="post", label=f"{config} ({len(times)})")
+    ax.set_yscale("log")
+    ax.set_xlabel("instances solved correctly")
+    ax.set_ylabel("time limit needed (s)")
+    ax.set_title("Cactus plot")
+    ax.grid(True, which="both", alpha=0.3)
+    _legend(ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_completion(records: list[Record], path: Path) -> Path | None:
+    """Completion instances ordered by difficulty (the fastest correct decision on each), one series per
+    configuration; runs that did not decide are drawn at their timeout with an x."""
+    completion = [r for r in records if r["family"].startswith("completion")]
+    if not completion:
+        return None
+    plt = _pyplot()
+    fastest: dict[str, float] = {}
+    for r in completion:
+        if r["status"] in DECIDED and r.get("correct"):
+            fastest[r["instance"]] = min(fastest.get(r["instance"], float("inf")), r["wall_s"])
+    limit = max(r["timeout"] for r in completion)
+    order = sorted({r["instance"] for r in completion}, key=lambda i: (fastest.get(i, 2 * limit), i))
+    rank = {instance: k for k, instance in enumerate(order)}
+    sizes = sorted({(r["n"], r["m"]) for r in completion})
+    sweep = len(sizes) > 2
+    fig, axes = plt.subplots(1, 2 if sweep else 1, figsize=(13 if sweep else 8, 5), squeeze=False)
+    ax = axes[0][0]
+    by_config: dict[str, list[Record]] = defaultdict(list)
+    for r in completion:
+        by_config[r["config"]].append(r)
+    for config, runs in sorted(by_config.items()):
+        ok = [r for r in runs if r["status"] in DECIDED and r.get("correct")]
+        failed = [r for r in runs if not (r["status"] in DECIDED and r.get("correct"))]
+        line = ax.scatter([rank[r["instance"]] for r in ok], [r["wall_s"] for r in ok], s=10, label=config)
+        ax.scatter([rank[r["instance"]] for r in failed], [r["timeout"] for r in failed], s=14, marker="x",
+                   color=line.get_facecolor()[0])
+    ax.set_yscale("log")
+    ax.set_xlabel("instance, easiest first (by the fastest correct answer)")
+    ax.set_ylabel("wall-clock seconds (x: undecided at the timeout)")
+    ax.set_title("Completion instances by difficulty")
+    ax.grid(True, which="both", alpha=0.3)
+    _legend(ax)
+    if sweep:
+        _plot_sweep(axes[0][1], completion, by_config)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def _plot_sweep(ax: Any, completion: list[Record], by_config: dict[str, list[Record]]) -> None:
+    """Median time against m (penalising undecided runs with the timeout), and the solvable fraction."""
+    for config, runs in sorted(by_config.items()):
+        per_m: dict[int, list[float]] = defaultdict(list)
+        for r in runs:
+            decided = r["status"] in DECIDED and r.get("correct")
+            per_m[r["m"]].append(r["wall_s"] if decided else r["timeout"])
+        ms = sorted(per_m)
+        ax.plot(ms, [statistics.median(per_m[m]) for m in ms], marker="o", ms=3, label=config)
+    ax.set_yscale("log")
+    ax.set_xlabel("m (mandatory queens)")
+    ax.set_ylabel("median seconds (timeouts count as the timeout)")
+    truth = instance_truth(completion)
+    m_of = {r["instance"]: r["m"] for r in completion}
+    solvable: dict[int, list[bool]] = defaultdict(list)
+    for instance, status in truth.items():
+        if status is not None:
+            solvable[m_of[instance]].append(status == "SAT")
+    twin = ax.twinx()
+    ms = sorted(solvable)
+    twin.plot(ms, [sum(v) / len(v) for v in (solvable[m] for m in ms)], "k--", label="fraction solvable")
+    twin.set_ylim(0, 1.05)
+    twin.set_ylabel("fraction solvable (decided instances)")
+    ax.set_title(f"Completion on n = {sorted({r['n'] for r in completion})}")
+    _legend(ax, loc="upper left")
+
+
+def analyze(paths: Iterable[Path], outdir: Path, name: str | None = None) -> list[Path]:
+    """Write ``NAME.md`` and, when matplotlib is installed, ``NAME-*.png``; return the paths written."""
+    paths = list(paths)
+    records = read_results(paths)
+    if not records:
+        raise ValueError(f"no results in {', '.join(map(str, paths))}")
+    stem = name or paths[0].stem
+    outdir.mkdir(parents=True, exist_ok=True)
+    table = outdir / f"{stem}.md"
+    table.write_text(report(records))
+    written = [table]
+    try:
+        _pyplot()
+    except ImportError:
+        print("note: matplotlib is not installed (pip install '.[bench]'); plots skipped")
+        return written
+    judged = judge(records)
+    written.append(plot_time_vs_n(judged, outdir / f"{stem}-time-vs-n.png"))
+    written.append(plot_cactus(judged, outdir / f"{stem}-cactus.png"))
+    completion = plot_completion(judged, outdir / f"{stem}-completion.png")
+    if completion is not None:
+        written.append(completion)
+    return written

@@ -1,0 +1,78 @@
+"""Command line: ``run`` a suite, ``analyze`` result files, ``list`` the suites."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchmarks.runner import RESULTS_DIR, run_suite
+from benchmarks.suites import SUITES
+
+
+def positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    sub = top.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a suite, appending JSON lines to a results file")
+    run.add_argument("suite", choices=sorted(SUITES))
+    run.add_argument("--out", type=Path, help="results file (default benchmarks/results/SUITE.jsonl)")
+    run.add_argument("--timeout", type=positive, help="seconds per run (default: the suite's)")
+    run.add_argument("--max-n", type=int, help="leave out boards larger than this")
+    run.add_argument("--solvers", help="comma-separated solver names or configuration labels to run")
+    run.add_argument("--seeds", type=int, help="run solver seeds 0..K-1 (default: the suite's)")
+    run.add_argument("--count", type=int, help="completion instances per (n, m) (default: the suite's)")
+    run.add_argument("--warmup-timeout", type=positive, default=600.0, help="seconds for the untimed warm-up")
+    run.add_argument("--keep-queens", type=int, default=200, metavar="N",
+                     help="record the solution itself for boards up to N (default 200)")
+    run.add_argument("--resume", action="store_true", help="skip runs already in the results file")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    analyze = sub.add_parser("analyze", help="plots (PNG) and a markdown table from result files")
+    analyze.add_argument("results", nargs="+", type=Path)
+    analyze.add_argument("--outdir", type=Path, default=RESULTS_DIR, help="where PNGs and the table go")
+    analyze.add_argument("--name", help="file name stem of the outputs (default: the first file's stem)")
+
+    sub.add_parser("list", help="the suites and what they hold")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.command == "list":
+        for name, suite in SUITES.items():
+            print(f"{name:18} {suite['description']}")
+        return 0
+    if args.command == "analyze":
+        from benchmarks.analyze import analyze
+
+        missing = [str(p) for p in args.results if not p.exists()]
+        if missing:
+            print(f"error: no such results file: {', '.join(missing)}", file=sys.stderr)
+            return 2
+        for path in analyze(args.results, args.outdir, args.name):
+            print(path)
+        return 0
+    suite = SUITES[args.suite]
+    family_params = {}
+    if args.count is not None:
+        if suite["family"] != "completion":
+            print("error: --count applies only to completion suites", file=sys.stderr)
+            return 2
+        family_params["count"] = args.count
+    out = args.out or RESULTS_DIR / f"{args.suite}.jsonl"
+    counts = run_suite(
+        args.suite, suite, out, progress=not args.no_progress, resume=args.resume,
+        warmup_timeout=args.warmup_timeout, keep_queens_max_n=args.keep_queens, timeout=args.timeout,
+        max_n=args.max_n, solvers=args.solvers.split(",") if args.solvers else None,
+        seeds=range(args.seeds) if args.seeds else None, family_params=family_params)
+    summary = ", ".join(f"{status} {count}" for status, count in sorted(counts.items()))
+    print(f"{out}: {summary or 'nothing to run'}")
+    return 0

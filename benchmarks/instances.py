@@ -1,0 +1,229 @@
+"""Instance families of the comparison suites, generated deterministically from the suite's data.
+
+An instance is a plain dict (it travels as JSON to the worker): ``id``, ``family``, ``n``, ``queens`` (a list
+of ``[row, col]``), ``m`` (the number of mandatory queens) and ``expected`` ("SAT", "UNSAT" or None when the
+generator does not know). ``expected`` comes only from the brute-force search below, never from a solver
+under test, so the analysis can use it to check answers.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+Instance = dict[str, Any]
+Cell = tuple[int, int]
+
+try:  # the lead's shared generator; the fallback below follows the same published method
+    from nqcsp.completion import random_completion as shared_random_completion  # type: ignore[import-not-found]
+except ImportError:
+    shared_random_completion = None
+
+BRUTE_FORCE_MAX_N = 12
+
+
+def make_instance(family: str, n: int, queens: list[Cell] | tuple[Cell, ...], *, tag: str = "",
+                  expected: str | None = None, **extra: Any) -> Instance:
+    cells = [[int(r), int(c)] for r, c in queens]
+    label = f"{family}/n={n}" + (f"/{tag}" if tag else "")
+    return {"id": label, "family": family, "n": int(n), "queens": cells, "m": len(cells),
+            "expected": expected, **extra}
+
+
+# ---------------------------------------------------------------- brute force (independent of nqcsp)
+
+def brute_force_has_solution(n: int, queens: tuple[Cell, ...] = ()) -> bool:
+    """Whether the board has a solution, by bitmask search over rows. Meant for n <= BRUTE_FORCE_MAX_N."""
+    fixed: dict[int, int] = {}
+    for row, col in queens:
+        if fixed.setdefault(row, col) != col:
+            return False
+    full = (1 << n) - 1
+
+    def place(row: int, cols: int, diag: int, anti: int) -> bool:
+        if row == n:
+            return True
+        free = full & ~(cols | diag | anti)
+        if row in fixed:
+            free &= 1 << fixed[row]
+        while free:
+            bit = free & -free
+            free ^= bit
+            if place(row + 1, cols | bit, ((diag | bit) << 1) & full, (anti | bit) >> 1):
+                return True
+        return False
+
+    return place(0, 0, 0, 0)
+
+
+def symmetry_images(n: int, cell: Cell) -> set[Cell]:
+    r, c = cell
+    images = set()
+    for a, b in ((r, c), (c, r)):
+        images.update({(a, b), (n - 1 - a, b), (a, n - 1 - b), (n - 1 - a, n - 1 - b)})
+    return images
+
+
+@functools.cache
+def blocked_cells(n: int) -> tuple[Cell, ...]:
+    """Cells where one mandatory queen leaves no solution, by brute force (one search per symmetry class)."""
+    if n > BRUTE_FORCE_MAX_N:
+        raise ValueError(f"brute force finds blocked cells only up to n = {BRUTE_FORCE_MAX_N}, got {n}")
+    blocked: set[Cell] = set()
+    seen: set[Cell] = set()
+    for r in range(n):
+        for c in range(n):
+            if (r, c) in seen:
+                continue
+            images = symmetry_images(n, (r, c))
+            seen |= images
+            if not brute_force_has_solution(n, ((r, c),)):
+                blocked |= images
+    return tuple(sorted(blocked))
+
+
+def expected_status(n: int, queens: list[Cell] | tuple[Cell, ...]) -> str | None:
+    if n > BRUTE_FORCE_MAX_N:
+        return None
+    return "SAT" if brute_force_has_solution(n, tuple(map(tuple, queens))) else "UNSAT"  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- completion instances (CSPLib prob079)
+
+def fallback_random_completion(n: int, m: int, seed: int) -> list[Cell]:
+    """m non-attacking queens placed at random, the prob079 way: a random free row and a random free
+    column, kept when both diagonals are free too, until m queens stand.
+
+    When no free row and column with free diagonals is left before m queens stand, the attempt restarts
+    with the generator's next draws, so every seed gives an instance. The exact check after each miss
+    consumes no random draws, so the instances depend on the seed only.
+    """
+    if not 0 <= m <= n:
+        raise ValueError(f"m must be in 0..n, got m = {m} for n = {n}")
+    rng = random.Random(seed)
+    for _attempt in range(1000):
+        placed = _one_completion_attempt(n, m, rng)
+        if placed is not None:
+            return sorted(placed)
+    raise ValueError(f"could not place {m} non-attacking queens on {n} x {n} in 1000 attempts")
+
+
+def _one_completion_attempt(n: int, m: int, rng: random.Random) -> list[Cell] | None:
+    free_rows, free_cols = list(range(n)), list(range(n))
+    diagonals: set[int] = set()
+    anti: set[int] = set()
+    placed: list[Cell] = []
+    while len(placed) < m:
+        ri, ci = rng.randrange(len(free_rows)), rng.randrange(len(free_cols))
+        r, c = free_rows[ri], free_cols[ci]
+        if r + c in diagonals or r - c in anti:
+            if not any(rr + cc not in diagonals and rr - cc not in anti
+                       for rr in free_rows for cc in free_cols):
+                return None
+            continue
+        placed.append((r, c))
+        diagonals.add(r + c)
+        anti.add(r - c)
+        free_rows[ri] = free_rows[-1]
+        free_rows.pop()
+        free_cols[ci] = free_cols[-1]
+        free_cols.pop()
+    return placed
+
+
+def random_completion(n: int, m: int, seed: int) -> tuple[list[Cell], str]:
+    """The instance and the name of the generator that made it (results from the two are not comparable)."""
+    if shared_random_completion is not None:
+        return [tuple(cell) for cell in shared_random_completion(n, m, seed)], "nqcsp.completion"
+    return fallback_random_completion(n, m, seed), "benchmarks.instances (fallback)"
+
+
+# ---------------------------------------------------------------- families
+
+def big_boards(sizes: list[int], cell: str = "middle-third") -> Iterator[Instance]:
+    """Suite (a): one mandatory queen at (n // 2, n // 3) on each board size."""
+    if cell != "middle-third":
+        raise ValueError(f"unknown cell rule {cell!r}")
+    for n in sizes:
+        yield make_instance("big", n, [(n // 2, n // 3)], expected=expected_status(n, [(n // 2, n // 3)]))
+
+
+def codewars(seed: int = 2017) -> Iterator[Instance]:
+    """Suite (b): the 31 instances of the Codewars kata's shape, with random cells from a fixed seed.
+
+    8 very small boards (n <= 10), 8 without a solution (n = 2, 3 and blocked cells of small boards, found
+    by brute force), 5 each of 10 < n <= 50, 100 < n <= 500 and 500 < n <= 1000.
+    """
+    rng = random.Random(seed)
+
+    def random_cell(n: int) -> Cell:
+        return rng.randrange(n), rng.randrange(n)
+
+    for k in range(8):
+        n = rng.randint(1, 10)
+        cell = random_cell(n)
+        yield make_instance("codewars-small", n, [cell], tag=f"{k}", expected=expected_status(n, [cell]))
+    unsolvable = [(n, random_cell(n)) for n in (2, 3)]
+    blocked = [(n, cell) for n in range(4, BRUTE_FORCE_MAX_N + 1) for cell in blocked_cells(n)]
+    unsolvable += rng.sample(blocked, 6)
+    for k, (n, cell) in enumerate(unsolvable):
+        yield make_instance("codewars-none", n, [cell], tag=f"{k}", expected=expected_status(n, [cell]))
+    for family, low, high in (("codewars-10-50", 11, 50), ("codewars-100-500", 101, 500),
+                              ("codewars-500-1000", 501, 1000)):
+        for k in range(5):
+            n = rng.randint(low, high)
+            yield make_instance(family, n, [random_cell(n)], tag=f"{k}")
+
+
+def completion(sizes: list[tuple[int, int]], count: int = 50, first_seed: int = 0) -> Iterator[Instance]:
+    """Suite (c): ``count`` random completion instances for each (n, m)."""
+    for n, m in sizes:
+        for seed in range(first_seed, first_seed + count):
+            queens, generator = random_completion(n, m, seed)
+            yield make_instance(f"completion-{n}-{m}", n, queens, tag=f"seed={seed}",
+                                expected=expected_status(n, queens), generator=generator, instance_seed=seed)
+
+
+def blockades(max_n: int = BRUTE_FORCE_MAX_N, up_to_symmetry: bool = False) -> Iterator[Instance]:
+    """Suite (d): every blocked cell of every board up to ``max_n`` (or one per symmetry class)."""
+    for n in range(1, max_n + 1):
+        seen: set[Cell] = set()
+        for cell in blocked_cells(n):
+            if cell in seen:
+                continue
+            if up_to_symmetry:
+                seen |= symmetry_images(n, cell)
+            yield make_instance("blockade", n, [cell], tag=f"{cell[0]},{cell[1]}", expected="UNSAT")
+
+
+def small_boards(sizes: list[int]) -> Iterator[Instance]:
+    """A quick family for tests and smoke runs: one queen at (0, n // 2), status known by brute force."""
+    for n in sizes:
+        cell = (0, n // 2)
+        yield make_instance("small", n, [cell], expected=expected_status(n, [cell]))
+
+
+FAMILIES: dict[str, Callable[..., Iterator[Instance]]] = {
+    "big": big_boards,
+    "codewars": codewars,
+    "completion": completion,
+    "blockades": blockades,
+    "small": small_boards,
+}
+
+
+def generate(family: str, params: dict[str, Any]) -> list[Instance]:
+    try:
+        make = FAMILIES[family]
+    except KeyError:
+        raise ValueError(f"unknown instance family {family!r}; known: {', '.join(FAMILIES)}") from None
+    return list(make(**params))
+
+
+def log_grid(low: int, high: int, per_decade: int = 2) -> list[int]:
+    """Sizes from ``low`` to ``high`` evenly spaced on a log scale, rounded, without duplicates."""
+    steps = round(math.log10(high / low) * per_decade)
+    return sorted({round(low * 10 ** (k / per_decade)) for k in range(steps + 1)})

@@ -1,0 +1,303 @@
+"""The grid runner: solver configuration x instance x seed, each run in its own worker process.
+
+A run's deadline starts when its worker reports READY (after the untimed warm-up). The solver is given
+the timeout as its ``time_limit``; the runner kills the worker's whole process group (external peers
+included) when ``timeout * 1.1 + 1`` seconds pass, and records the run as TIMEOUT.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import os
+import platform
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import nqcsp
+from benchmarks import instances as inst
+from benchmarks.peers import PEERS
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+# Statuses after which a solver is not given the next larger board of the same family.
+GAVE_UP = {"TIMEOUT", "MEMOUT", "CRASH", "SKIPPED"}
+
+
+@dataclass(frozen=True)
+class Config:
+    solver: str
+    options: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        if self.label:
+            return self.label
+        if not self.options:
+            return self.solver
+        return self.solver + "[" + ",".join(f"{k}={v}" for k, v in sorted(self.options.items())) + "]"
+
+
+@dataclass(frozen=True)
+class Job:
+    config: Config
+    instance: dict[str, Any]
+    seed: int
+    timeout: float
+
+    def key(self) -> tuple[str, str, int]:
+        return self.config.name, self.instance["id"], self.seed
+
+
+def as_config(entry: Any) -> Config:
+    """A suite entry: a solver name, (name, options) or (name, options, label)."""
+    if isinstance(entry, Config):
+        return entry
+    if isinstance(entry, str):
+        return Config(entry)
+    if isinstance(entry, (tuple, list)) and 1 <= len(entry) <= 3:
+        return Config(entry[0], dict(entry[1]) if len(entry) > 1 else {}, entry[2] if len(entry) > 2 else "")
+    raise ValueError(f"a configuration is a solver name or (name, options[, label]), got {entry!r}")
+
+
+# ---------------------------------------------------------------- which solvers can run here
+
+def solver_availability(name: str, complete_only: bool = False) -> tuple[bool, str]:
+    """Whether ``name`` can run on this machine, and if not, the note saying why it is skipped."""
+    if name in PEERS:
+        return PEERS[name][0]()
+    if name == "auto":
+        return True, ""
+    info = {i.name: i for i in nqcsp.available_solvers()}.get(name)
+    if info is None:
+        return False, f"solver {name!r} is not registered in this build of nqcsp"
+    if not info.installed:
+        return False, f"solver {name!r} is registered but its dependencies are not installed"
+    if complete_only and not info.complete:
+        return False, f"solver {name!r} is incomplete; this suite needs proofs"
+    return True, ""
+
+
+# ---------------------------------------------------------------- environment recorded with every run
+
+def package_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"nqcsp": nqcsp.__version__, "python": platform.python_version()}
+    for dist in ("numpy", "numba", "ortools", "python-sat"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    try:
+        commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+        versions["git"] = commit or None
+    except (OSError, subprocess.SubprocessError):
+        versions["git"] = None
+    return versions
+
+
+def machine() -> dict[str, Any]:
+    info: dict[str, Any] = {"cores": os.cpu_count(), "platform": platform.platform(),
+                            "machine": platform.machine()}
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            info["cpu"] = next((line.split(":", 1)[1].strip() for line in cpuinfo
+                                if line.startswith("model name")), None)
+        with open("/proc/meminfo") as meminfo:
+            info["mem_gb"] = round(int(meminfo.readline().split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    return info
+
+
+# ---------------------------------------------------------------- one run
+
+def worker_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # The worker must import this checkout's benchmarks and nqcsp, whatever the caller's directory.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def run_job(job: Job, *, warmup_timeout: float = 600.0, keep_queens_max_n: int = 200) -> dict[str, Any]:
+    """Run one job in a fresh worker process and return what it reported (or TIMEOUT / CRASH)."""
+    payload = {"solver": job.config.solver, "options": job.config.options, "instance": job.instance,
+               "seed": job.seed, "timeout": job.timeout, "keep_queens_max_n": keep_queens_max_n}
+    with tempfile.TemporaryFile() as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.worker"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=stderr, env=worker_env(), cwd=str(ROOT),
+                                start_new_session=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(payload).encode())
+        proc.stdin.close()
+        record, warmup = _read_reports(proc, job.timeout, warmup_timeout)
+        if record is None:
+            proc.wait()
+            stderr.seek(0)
+            tail = stderr.read().decode(errors="replace")[-1500:]
+            record = {"status": "CRASH", "error": f"worker exited with code {proc.returncode}: {tail}"}
+        else:
+            proc.wait()
+    record.update(warmup)
+    return record
+
+
+def _read_reports(proc: subprocess.Popen[bytes], timeout: float,
+                  warmup_timeout: float) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """Read READY then RESULT, each against its own deadline; kill the worker when a deadline passes."""
+    assert proc.stdout is not None
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ)
+    buffer = b""
+    warmup: dict[str, Any] = {}
+    deadline = time.monotonic() + warmup_timeout
+    ready_at: float | None = None
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                kill_group(proc)
+                if ready_at is None:
+                    return {"status": "ERROR", "error": f"warm-up took more than {warmup_timeout} s"}, warmup
+                return {"status": "TIMEOUT", "wall_s": time.monotonic() - ready_at}, warmup
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return None, warmup
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                tag, _, body = line.decode().partition(" ")
+                if tag == "READY":
+                    warmup = json.loads(body)
+                    ready_at = time.monotonic()
+                    deadline = ready_at + timeout * 1.1 + 1.0
+                elif tag == "RESULT":
+                    return json.loads(body), warmup
+    finally:
+        selector.close()
+
+
+# ---------------------------------------------------------------- the grid
+
+def build_jobs(suite: dict[str, Any], *, timeout: float | None = None, max_n: int | None = None,
+               solvers: Iterable[str] | None = None, seeds: Iterable[int] | None = None,
+               family_params: dict[str, Any] | None = None) -> tuple[list[Job], list[str]]:
+    """The suite's jobs in run order (by configuration, then family, then n), and notes on skipped solvers."""
+    params = {**suite.get("params", {}), **(family_params or {})}
+    instances = inst.generate(suite["family"], params)
+    if max_n is not None:
+        instances = [i for i in instances if i["n"] <= max_n]
+    configs = [as_config(entry) for entry in suite["configs"]]
+    if solvers is not None:
+        wanted = list(solvers)
+        configs = [c for c in configs if c.solver in wanted or c.name in wanted]
+        configs += [Config(name) for name in wanted if all(name not in (c.solver, c.name) for c in configs)]
+    notes: list[str] = []
+    runnable = []
+    for config in configs:
+        ok, why = solver_availability(config.solver, suite.get("complete_only", False))
+        if ok:
+            runnable.append(config)
+        else:
+            notes.append(f"skipped {config.name}: {why}")
+    limit = float(timeout if timeout is not None else suite.get("timeout", 60))
+    ordered = sorted(instances, key=lambda i: (i["family"], i["n"]))
+    jobs = [Job(config, instance, seed, limit) for config in runnable for instance in ordered
+            for seed in (seeds if seeds is not None else suite.get("seeds", [0]))]
+    return jobs, notes
+
+
+def gave_up(record: dict[str, Any]) -> bool:
+    """Whether the run ran out of time or memory (an UNKNOWN at the time limit counts as running out)."""
+    status = record["status"]
+    return status in GAVE_UP or (status == "UNKNOWN" and record.get("wall_s", 0) >= 0.95 * record["timeout"])
+
+
+def read_results(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    records = []
+    for path in paths:
+        with open(path) as lines:
+            records.extend(json.loads(line) for line in lines if line.strip())
+    return records
+
+
+def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = True, resume: bool = False,
+              warmup_timeout: float = 600.0, keep_queens_max_n: int = 200, **grid: Any) -> dict[str, int]:
+    """Run every job of the suite, appending one JSON line per run to ``out``; return status counts."""
+    jobs, notes = build_jobs(suite, **grid)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    previous = [r for r in read_results([out]) if r.get("suite") == name] if resume and out.exists() else []
+    done = {(r["config"], r["instance"], r["seed"]) for r in previous}
+    context = {"suite": name, "versions": package_versions(), "machine": machine()}
+    for peer, (available, version, _solve) in PEERS.items():
+        if available()[0]:
+            context["versions"][peer] = version()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stop_after = suite.get("stop_after_timeout", False)
+    gave_up_at: dict[tuple[str, str], int] = {}
+    for record in sorted(previous, key=lambda r: r["n"]):
+        if gave_up(record):
+            gave_up_at.setdefault((record["config"], record["family"]), record["n"])
+    counts: dict[str, int] = {}
+    bar = _progress(len(jobs), name, progress)
+    with open(out, "a") as sink:
+        for job in jobs:
+            line_key = (job.config.name, job.instance["family"])
+            beyond = stop_after and job.instance["n"] > gave_up_at.get(line_key, job.instance["n"])
+            if job.key() in done or beyond:
+                counts["skipped"] = counts.get("skipped", 0) + 1
+                bar.update(1)
+                continue
+            report = run_job(job, warmup_timeout=warmup_timeout, keep_queens_max_n=keep_queens_max_n)
+            record = {**context, **describe(job), **report,
+                      "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+            sink.write(json.dumps(record) + "\n")
+            sink.flush()
+            status = record["status"]
+            counts[status] = counts.get(status, 0) + 1
+            if gave_up(record):
+                gave_up_at.setdefault(line_key, job.instance["n"])
+            bar.set_postfix_str(f"{job.config.name} n={job.instance['n']} {status}", refresh=False)
+            bar.update(1)
+    bar.close()
+    return counts
+
+
+def describe(job: Job) -> dict[str, Any]:
+    i = job.instance
+    return {"solver": job.config.solver, "config": job.config.name, "options": job.config.options,
+            "instance": i["id"], "family": i["family"], "n": i["n"], "m": i["m"], "mandatory": i["queens"]
+            if i["m"] <= 200 else None, "expected": i.get("expected"), "generator": i.get("generator"),
+            "seed": job.seed, "timeout": job.timeout}
+
+
+class _NoBar:
+    def update(self, _k: int) -> None: ...
+    def set_postfix_str(self, _s: str, refresh: bool = True) -> None: ...
+    def close(self) -> None: ...
+
+
+def _progress(total: int, name: str, enabled: bool) -> Any:
+    if not enabled:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=name, unit="run", dynamic_ncols=True)

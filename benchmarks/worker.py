@@ -1,0 +1,139 @@
+"""One benchmark run in its own process: read a JSON job on stdin, answer with JSON lines on stdout.
+
+Protocol (the runner's side is in runner.py):
+1. untimed setup: import the solver and solve tiny instances with it, so numba compilation and imports are
+   not timed; then print ``READY {"warmup_s": ...}``;
+2. the timed run: one solve of the job's instance through ``nqcsp.solve`` (the public path, which itself
+   verifies every SAT answer), or through an external peer;
+3. independent evaluation after the timer stops: ``nqcsp.verify`` on the answer, peak RSS; then print
+   ``RESULT {...}``.
+The runner measures its wall-clock deadline from READY and kills the process group when it passes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import resource
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import nqcsp
+from benchmarks.peers import PEERS, PeerSkipped
+
+Cell = tuple[int, int]
+SolveFn = Callable[[int, list[Cell], "float | None", "int | None"], dict[str, Any]]
+
+# Tiny instances for the untimed warm-up: one with a solution, one without (for complete solvers, whose
+# proof path may compile different kernels).
+WARMUP_SAT = (8, [(0, 3)])
+WARMUP_UNSAT = (4, [(0, 0)])
+
+
+def nqcsp_solver(name: str, options: dict[str, Any]) -> SolveFn:
+    def solve(n: int, queens: list[Cell], time_limit: float | None, seed: int | None) -> dict[str, Any]:
+        result = nqcsp.solve(n, queens, solver=name, time_limit=time_limit, seed=seed, **options)
+        out: dict[str, Any] = {"status": result.status.value, "stats": result.stats,
+                               "answered_by": result.solver}
+        if result.queens is not None:
+            out["queens"] = result.queens
+        if result.certificate is not None:
+            out["certificate"] = {"kind": result.certificate.kind,
+                                  "checked_by": list(result.certificate.checked_by)}
+        return out
+
+    return solve
+
+
+def is_complete(name: str) -> bool:
+    if name == "auto" or name in PEERS:
+        return True
+    return any(info.name == name and info.complete for info in nqcsp.available_solvers())
+
+
+def json_safe(value: Any) -> Any:
+    """Stats as JSON: numbers and strings kept, containers walked, anything else as its repr."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value][:50]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    if isinstance(value, (bytes, bytearray)):
+        return f"<{len(value)} bytes>"
+    return repr(value)[:200]
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    """Peak resident set of this process and of its largest finished child in MiB (ru_maxrss is in KiB)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return own, children
+
+
+def emit(tag: str, payload: dict[str, Any]) -> None:
+    sys.stdout.write(f"{tag} {json.dumps(payload)}\n")
+    sys.stdout.flush()
+
+
+def run(job: dict[str, Any]) -> dict[str, Any]:
+    name, options = job["solver"], job.get("options", {})
+    instance = job["instance"]
+    n, queens = instance["n"], [tuple(cell) for cell in instance["queens"]]
+    if name in PEERS:
+        solve: SolveFn = PEERS[name][2]
+    else:
+        solve = nqcsp_solver(name, options)
+
+    started = time.perf_counter()
+    warmups = [WARMUP_SAT] + ([WARMUP_UNSAT] if is_complete(name) else [])
+    for wn, wq in warmups:
+        with contextlib.suppress(PeerSkipped):
+            solve(wn, wq, 10.0, 0)
+    emit("READY", {"warmup_s": time.perf_counter() - started})
+
+    started = time.perf_counter()
+    answer = solve(n, queens, job.get("timeout"), job.get("seed"))
+    wall_s = time.perf_counter() - started
+
+    record: dict[str, Any] = {"status": answer["status"], "wall_s": wall_s,
+                              "answered_by": answer.get("answered_by", name),
+                              "stats": json_safe(answer.get("stats", {}))}
+    cols = answer.get("queens")
+    if answer["status"] == "SAT":
+        started = time.perf_counter()
+        record["verified"] = bool(cols is not None and nqcsp.verify(n, cols, queens))
+        record["verify_s"] = time.perf_counter() - started
+        if cols is not None and n <= job.get("keep_queens_max_n", 0):
+            record["queens"] = [int(c) for c in cols]
+    if "certificate" in answer:
+        record["certificate"] = answer["certificate"]
+    record["peak_rss_mb"], record["child_peak_rss_mb"] = peak_rss_mb()
+    return record
+
+
+def main() -> int:
+    job = json.loads(sys.stdin.read())
+    try:
+        record = run(job)
+    except PeerSkipped as exc:
+        record = {"status": "SKIPPED", "error": str(exc)}
+    except MemoryError:
+        record = {"status": "MEMOUT", "error": "MemoryError"}
+    except nqcsp.InternalSolverError as exc:
+        # A broken contract (say an unverifiable SAT answer) is a finding, recorded as such.
+        record = {"status": "WRONG", "error": str(exc)[:1000]}
+    except Exception as exc:  # noqa: BLE001 - any failure of a run is recorded, never fatal to the suite
+        record = {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"[:1000],
+                  "traceback": traceback.format_exc()[-2000:]}
+    emit("RESULT", record)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
