@@ -5,6 +5,7 @@ Importing nqcsp is cheap: OR-Tools, PySAT and numba are loaded only when a backe
 
 from nqcsp.api import solve
 from nqcsp.board import parse_board, render_board
+from nqcsp.counting import count, solutions
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
 from nqcsp.solvers import SolverInfo, available_solvers
@@ -20,9 +21,11 @@ __all__ = [
     "SolverInfo",
     "Status",
     "available_solvers",
+    "count",
     "find_violation",
     "parse_board",
     "render_board",
+    "solutions",
     "solve",
     "verify",
 ]

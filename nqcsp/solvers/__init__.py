@@ -31,6 +31,8 @@ class _Spec:
 _SPECS: tuple[_Spec, ...] = (
     _Spec("construct", "nqcsp.solvers.construct", "ConstructSolver", False, ("numpy",),
           "explicit O(n) construction, its 8 symmetries and (gcd(n, 6) = 1) the shifts of 2r + s"),
+    _Spec("backtrack", "nqcsp.solvers.backtrack", "BacktrackSolver", True, ("numba",),
+          "bitboard DFS, most constrained row first; exhaustive proofs for small n (n <= 64)"),
 )
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}
