@@ -37,8 +37,7 @@ def run(args: argparse.Namespace) -> int:
         def progress(done: int, total: int) -> None:
             with lock:
                 bar.total = total
-                bar.n = done
-                bar.refresh()
+                bar.update(done - bar.n)   # update(), not a set n: only update() honours `delay`
 
         result = count(args.n, args.queen, symmetry=not args.no_symmetry, progress=progress)
     print(result)
