@@ -133,6 +133,17 @@ def count_completions(n, allowed, required, prefix, edge):
     saved_left = np.empty(n, np.uint64)
     saved_down = np.empty(n, np.uint64)
     saved_right = np.empty(n, np.uint64)
+    # Prefix rows have their queens in ``bits`` already; record the columns taken before each one so
+    # that a leaf can recover every row's queen from ``saved_down`` (cheaper than storing each bit).
+    taken = ZERO
+    for r in range(start):
+        saved_down[r] = taken
+        taken |= bits[r]
+    # Columns that must be taken by some row exist only near the bottom; check them only from there.
+    first_required = n
+    for r in range(n - 1, start, -1):
+        if required[r] != ZERO:
+            first_required = r
     before_last = n - 2
     total = 0
     row = start
@@ -145,21 +156,26 @@ def count_completions(n, allowed, required, prefix, edge):
             continue
         bit = free & (~free + ONE)
         free ^= bit
-        bits[row] = bit
         next_left = (left | bit) << ONE
         next_down = down | bit
         next_right = (right | bit) >> ONE
         next_free = allowed[row + 1] & ~(next_left | next_down | next_right)
-        need = required[row + 1]
-        if need != ZERO:
-            missing = need & ~next_down
+        if row + 1 >= first_required:
+            missing = required[row + 1] & ~next_down
             if missing != ZERO:
                 next_free = ZERO if missing & (missing - ONE) != ZERO else next_free & missing
         if next_free == ZERO:
             continue
         if row == before_last:
-            bits[row + 1] = next_free
-            total += _orbit_weight(n, bits, edge) if edge > 0 else 1
+            if edge > 0:
+                saved_down[row] = down
+                for r in range(start, row):
+                    bits[r] = saved_down[r + 1] ^ saved_down[r]
+                bits[row] = bit
+                bits[row + 1] = next_free
+                total += _orbit_weight(n, bits, edge)
+            else:
+                total += 1
             continue
         saved_free[row], saved_left[row], saved_down[row], saved_right[row] = free, left, down, right
         row += 1
