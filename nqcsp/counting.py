@@ -187,12 +187,14 @@ def count(n: int, queens: object = (), *, symmetry: bool = True,
           progress: Callable[[int, int], None] | None = None) -> int:
     """The exact number of solutions of n queens containing the mandatory ``queens`` (n <= 64).
 
+    Exact whenever the count fits in 64 bits, which covers every n that can be counted in practice.
+
     ``symmetry=False`` searches every board (for cross-checks). ``progress(done, total)`` is called after
     each batch of subproblems, from worker threads.
     """
     problem = Problem(n, queens)  # type: ignore[arg-type]
     if problem.n == 0:
-        return 1 if not problem.queens else 0
+        return 1   # the empty board: one solution, and no queen can be mandatory on it
     if problem.attack is not None:
         return 0
     _, slices = subproblems(problem, symmetry)
