@@ -7,6 +7,7 @@ from nqcsp.api import solve, solve_n_queens
 from nqcsp.blockades import blockades
 from nqcsp.board import parse_board, render_board
 from nqcsp.completion import random_completion
+from nqcsp.counting import count, solutions
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
 from nqcsp.solvers import SolverInfo, available_solvers
@@ -23,10 +24,12 @@ __all__ = [
     "Status",
     "available_solvers",
     "blockades",
+    "count",
     "find_violation",
     "parse_board",
     "random_completion",
     "render_board",
+    "solutions",
     "solve",
     "solve_n_queens",
     "verify",

@@ -35,6 +35,8 @@ _SPECS: tuple[_Spec, ...] = (
           "Sosic & Gu QS4 local search: greedy permutation start, collision-lowering swaps"),
     _Spec("minconflicts", "nqcsp.solvers.localsearch", "MinConflictsSolver", False, ("numba",),
           "Minton's min-conflicts from a greedy start, restarts on stagnation"),
+    _Spec("backtrack", "nqcsp.solvers.backtrack", "BacktrackSolver", True, ("numba",),
+          "bitboard DFS, most constrained row first; exhaustive proofs for small n (n <= 64)"),
 )
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}

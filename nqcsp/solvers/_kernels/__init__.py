@@ -1,1 +1,1 @@
-"""Numba kernels: arrays and scalars in, arrays out. Imported only by the backends that use them."""
+"""Numba kernels: arrays and scalars in, arrays out. Each backend keeps its kernels in its own module."""

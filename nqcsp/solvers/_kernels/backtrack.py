@@ -1,0 +1,333 @@
+"""Bitboard depth-first search kernels for exact counting, enumeration and first solutions.
+
+Boards are at most 64 wide: a row's columns are the bits of one uint64, bit c standing for column c.
+Every kernel works from per-row masks prepared by the Python layer: ``allowed[r]`` (cells a queen in row r
+may take: mandatory queens and symmetry restrictions are folded in there) and ``required[r]`` (columns that
+no later row allows, so they must be taken by row r at the latest; it prunes dead branches early).
+All uint64 arithmetic uses uint64 constants: mixing with Python ints would make numba fall back to floats.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _free(allowed_row, required_row, left, down, right):
+    """Columns open in a row; nothing when two required columns are still empty (one queen takes one)."""
+    free = allowed_row & ~(left | down | right)
+    missing = required_row & ~down
+    if missing != ZERO:
+        if missing & (missing - ONE) != ZERO:
+            return ZERO
+        free &= missing
+    return free
+
+
+@njit(cache=True, nogil=True)
+def _column(bit):
+    col = 0
+    while bit > ONE:
+        bit >>= ONE
+        col += 1
+    return col
+
+
+@njit(cache=True, nogil=True)
+def _compare_rotation(n, own, image):
+    """-1, 0 or 1 as the board ``own`` (columns by row) is lexicographically below, equal to or above."""
+    for row in range(n):
+        if own[row] != image[row]:
+            return -1 if own[row] < image[row] else 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _orbit_weight(n, bits, edge):
+    """How many boards the leaf ``bits`` stands for in a no-corner search whose nearest edge queen is at
+    distance ``edge`` from a corner: 0 unless it is the smallest of its candidate rotations, else the size
+    of its symmetry orbit (2 when a quarter turn fixes it, 4 when only a half turn does, else 8).
+
+    Only rotations can be other candidates: every reflection that keeps the top-left corner near the
+    top-row queen would put a second queen on that queen's column or diagonal.
+    """
+    last = n - 1
+    quarter_ccw = bits[edge] == (ONE << np.uint64(last))      # the right column's queen sits on row `edge`
+    quarter_cw = bits[last - edge] == ONE                      # the left column's queen on row n-1-edge
+    half = bits[last] == (ONE << np.uint64(last - edge))       # the bottom queen `edge` from the right
+    if not (quarter_ccw or quarter_cw or half):
+        return 8
+    own = np.empty(n, np.int64)
+    for row in range(n):
+        own[row] = _column(bits[row])
+    image = np.empty(n, np.int64)
+    weight = 8
+    if half:
+        for row in range(n):
+            image[row] = last - own[last - row]
+        order = _compare_rotation(n, own, image)
+        if order > 0:
+            return 0
+        if order == 0:
+            weight = 4
+    for clockwise in (False, True):
+        if not (quarter_cw if clockwise else quarter_ccw):
+            continue
+        for row in range(n):
+            # (r, c) -> (c, n-1-r) clockwise, (r, c) -> (n-1-c, r) counterclockwise
+            if clockwise:
+                image[own[row]] = last - row
+            else:
+                image[last - own[row]] = row
+        order = _compare_rotation(n, own, image)
+        if order > 0:
+            return 0
+        if order == 0:
+            weight = 2
+    return weight
+
+
+@njit(cache=True, nogil=True)
+def _replay(n, prefix, allowed, required, bits):
+    """Masks after placing ``prefix`` (columns of the first rows); all ones in ``down`` if it is invalid."""
+    left = ZERO
+    down = ZERO
+    right = ZERO
+    for row in range(prefix.shape[0]):
+        bit = ONE << np.uint64(prefix[row])
+        if _free(allowed[row], required[row], left, down, right) & bit == ZERO:
+            return ZERO, ~ZERO, ZERO
+        bits[row] = bit
+        left = (left | bit) << ONE
+        down |= bit
+        right = (right | bit) >> ONE
+    return left, down, right
+
+
+@njit(cache=True, nogil=True)
+def count_completions(n, allowed, required, prefix, edge):
+    """Solutions extending ``prefix``: plain leaves count 1, or with ``edge`` > 0 their orbit weight.
+
+    The hot loop of ``count``. The current row's masks stay in locals and a row is entered only when it has
+    a free cell, so a dead end costs no push and pop; the last row is never entered (its one free column,
+    if any, is the leaf).
+    """
+    bits = np.zeros(n, np.uint64)
+    start = prefix.shape[0]
+    left, down, right = _replay(n, prefix, allowed, required, bits)
+    if down == ~ZERO:
+        return 0
+    if start == n:
+        return _orbit_weight(n, bits, edge) if edge > 0 else 1
+    free = _free(allowed[start], required[start], left, down, right)
+    if start == n - 1:
+        if free == ZERO:
+            return 0
+        bits[start] = free
+        return _orbit_weight(n, bits, edge) if edge > 0 else 1
+    # One row of (free, left, down, right) per level. Indexed with unsigned ints: a signed index makes
+    # numba emit Python's negative-index wraparound on every access, and that cost the hot loop ~20%.
+    saved = np.empty((n, 4), np.uint64)
+    # Prefix rows have their queens in ``bits`` already; record the columns taken before each one so
+    # that a leaf can recover every row's queen from ``saved_down`` (cheaper than storing each bit).
+    taken = ZERO
+    for r in range(start):
+        saved[r, 2] = taken
+        taken |= bits[r]
+    # Columns that must be taken by some row exist only near the bottom; check them only from there.
+    first_required = n
+    for r in range(n - 1, start, -1):
+        if required[r] != ZERO:
+            first_required = r
+    before_last = n - 2
+    total = 0
+    row = start
+    while True:
+        if free == ZERO:
+            if row == start:
+                break
+            row -= 1
+            level = saved[np.uint64(row)]
+            free, left, down, right = level[0], level[1], level[2], level[3]
+            continue
+        bit = free & (~free + ONE)
+        free ^= bit
+        next_left = (left | bit) << ONE
+        next_down = down | bit
+        next_right = (right | bit) >> ONE
+        next_free = allowed[np.uint64(row + 1)] & ~(next_left | next_down | next_right)
+        if row + 1 >= first_required:
+            missing = required[np.uint64(row + 1)] & ~next_down
+            if missing != ZERO:
+                next_free = ZERO if missing & (missing - ONE) != ZERO else next_free & missing
+        if next_free == ZERO:
+            continue
+        if row == before_last:
+            if edge > 0:
+                saved[row, 2] = down
+                for r in range(start, row):
+                    bits[r] = saved[r + 1, 2] ^ saved[r, 2]
+                bits[row] = bit
+                bits[row + 1] = next_free
+                total += _orbit_weight(n, bits, edge)
+            else:
+                total += 1
+            continue
+        level = saved[np.uint64(row)]
+        level[0], level[1], level[2], level[3] = free, left, down, right
+        row += 1
+        free, left, down, right = next_free, next_left, next_down, next_right
+    return total
+
+
+@njit(cache=True, nogil=True)
+def count_many(n, allowed, required, prefixes, edge, counts):
+    """``counts[i]`` = completions of ``prefixes[i]``; one call per batch keeps Python overhead small."""
+    for i in range(prefixes.shape[0]):
+        counts[i] = count_completions(n, allowed, required, prefixes[i], edge)
+
+
+@njit(cache=True, nogil=True)
+def start_enumeration(n, allowed, required, state):
+    """Reset ``state`` (rows x 5: remaining, left, down, right, column; plus the row in ``state[n, 0]``)."""
+    state[:, :] = ZERO
+    state[0, 0] = _free(allowed[0], required[0], ZERO, ZERO, ZERO)
+    state[n, 0] = ZERO
+
+
+@njit(cache=True, nogil=True)
+def enumerate_batch(n, allowed, required, depth, state, out):
+    """Fill ``out`` with the next placements of the first ``depth`` rows, in lexicographic order.
+
+    Resumable: the DFS stack lives in ``state``; a call returns how many rows of ``out`` it wrote, and
+    fewer than ``out.shape[0]`` only when the tree is exhausted.
+    """
+    row = np.int64(state[n, 0])
+    last = depth - 1
+    written = 0
+    while row >= 0 and written < out.shape[0]:
+        free = state[row, 0]
+        if free == ZERO:
+            row -= 1
+            continue
+        bit = free & (~free + ONE)
+        state[row, 0] = free ^ bit
+        state[row, 4] = bit
+        if row == last:
+            for r in range(depth):
+                out[written, r] = _column(state[r, 4])
+            written += 1
+            continue
+        left = (state[row, 1] | bit) << ONE
+        down = state[row, 2] | bit
+        right = (state[row, 3] | bit) >> ONE
+        row += 1
+        state[row, 1], state[row, 2], state[row, 3] = left, down, right
+        state[row, 0] = _free(allowed[row], required[row], left, down, right)
+    # A negative row marks exhaustion; stored as all ones since the state is unsigned.
+    state[n, 0] = np.uint64(row) if row >= 0 else ~ZERO
+    return written
+
+
+@njit(cache=True, nogil=True)
+def _popcount(x):
+    x = x - ((x >> ONE) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(cache=True, nogil=True)
+def start_first_solution(n, allowed, free, chosen_row, tried, stats):
+    """Reset the search state of ``first_solution``: depth 0 with every row open."""
+    free[0, :n] = allowed[:n]
+    chosen_row[:] = -1
+    tried[:] = 0
+    stats[0] = 0   # depth
+    stats[1] = 0   # nodes
+    stats[2] = 0   # 1 when a solution was found, -1 when the tree is exhausted
+
+
+@njit(cache=True, nogil=True)
+def first_solution(n, order, free, chosen_row, tried, stats, budget):
+    """Depth-first search with forward checking for one solution, resumable in chunks of ``budget`` nodes.
+
+    At each depth it branches on the open row with the fewest free cells (mandatory rows have one), and
+    tries its columns in the order of ``order`` (middle first). ``free[d]`` holds every row's free cells at
+    depth d, placed rows zeroed. On success ``chosen_row``/``tried`` give the queens (see ``read_solution``).
+    """
+    depth = stats[0]
+    nodes = stats[1]
+    spent = 0
+    while spent < budget:
+        if depth == n:
+            stats[2] = 1
+            break
+        if depth < 0:
+            stats[2] = -1
+            break
+        row = chosen_row[depth]
+        if row < 0:
+            # Fresh depth: pick the most constrained open row; a row with no free cell is a dead end.
+            best = -1
+            best_size = np.uint64(65)
+            for r in range(n):
+                if free[depth, r] != ZERO or _is_open(chosen_row, depth, r):
+                    size = _popcount(free[depth, r])
+                    if size < best_size:
+                        best, best_size = r, size
+            if best_size == ZERO:
+                depth -= 1
+                continue
+            chosen_row[depth] = best
+            tried[depth] = 0
+            row = best
+        placed = False
+        while tried[depth] < n:
+            col = order[tried[depth]]
+            tried[depth] += 1
+            if free[depth, row] & (ONE << np.uint64(col)) != ZERO:
+                _place(n, free, depth, row, col)
+                placed = True
+                break
+        if not placed:
+            chosen_row[depth] = -1
+            depth -= 1
+            continue
+        nodes += 1
+        spent += 1
+        depth += 1
+        if depth < n:
+            chosen_row[depth] = -1
+    stats[0] = depth
+    stats[1] = nodes
+
+
+@njit(cache=True, nogil=True)
+def _is_open(chosen_row, depth, row):
+    for d in range(depth):  # noqa: SIM110 (numba compiles no generator inside all())
+        if chosen_row[d] == row:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _place(n, free, depth, row, col):
+    """free[depth + 1] = free[depth] with a queen on (row, col): its row, column and diagonals removed."""
+    bit = ONE << np.uint64(col)
+    for r in range(n):
+        cells = free[depth, r]
+        if cells != ZERO:
+            distance = r - row if r > row else row - r
+            attacked = bit
+            if col + distance < n:
+                attacked |= ONE << np.uint64(col + distance)
+            if col - distance >= 0:
+                attacked |= ONE << np.uint64(col - distance)
+            cells &= ~attacked
+        free[depth + 1, r] = cells
+    free[depth + 1, row] = ZERO
