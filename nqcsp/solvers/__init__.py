@@ -31,6 +31,8 @@ class _Spec:
 _SPECS: tuple[_Spec, ...] = (
     _Spec("construct", "nqcsp.solvers.construct", "ConstructSolver", False, ("numpy",),
           "explicit O(n) construction, its 8 symmetries and (gcd(n, 6) = 1) the shifts of 2r + s"),
+    _Spec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
+          "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration"),
 )
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}
