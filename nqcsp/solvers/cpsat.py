@@ -19,6 +19,7 @@ OR-Tools is imported inside the functions, never when nqcsp is imported.
 
 from __future__ import annotations
 
+import json
 import numbers
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -86,16 +87,45 @@ def resolve_options(options: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
+def _parameter_text(name: str, value: object) -> str:
+    """One CP-SAT parameter as protobuf text, after checking the value's type against the field."""
+    from google.protobuf.descriptor import FieldDescriptor
+    from ortools.sat import sat_parameters_pb2
+
+    field = sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name.get(name)
+    if field is None:
+        raise ValueError(f"unknown CP-SAT parameter {name!r} in parameters")
+    repeated = field.is_repeated
+    if repeated and not isinstance(value, (list, tuple)):
+        raise TypeError(f"CP-SAT parameter {name} takes a list, got {value!r}")
+    items = list(value) if repeated else [value]  # type: ignore[call-overload]
+    texts = []
+    for item in items:
+        if field.type == FieldDescriptor.TYPE_BOOL:
+            ok, text = isinstance(item, bool), str(item).lower()
+        elif field.type == FieldDescriptor.TYPE_STRING:
+            ok, text = isinstance(item, str), json.dumps(item)
+        elif field.type == FieldDescriptor.TYPE_ENUM:  # a name such as "FIXED_SEARCH" or its number
+            ok = isinstance(item, str) and item.isidentifier() or isinstance(item, numbers.Integral)
+            text = str(item)
+        elif field.cpp_type in (FieldDescriptor.CPPTYPE_DOUBLE, FieldDescriptor.CPPTYPE_FLOAT):
+            ok = isinstance(item, numbers.Real)
+            text = repr(float(item)) if ok else ""  # type: ignore[arg-type]
+        else:
+            ok, text = isinstance(item, numbers.Integral), str(item)
+        if not ok or isinstance(item, bool) != (field.type == FieldDescriptor.TYPE_BOOL):
+            raise TypeError(f"CP-SAT parameter {name} cannot take {item!r} ({type(item).__name__})")
+        texts.append(f"{name}: {text}")
+    return "\n".join(texts)
+
+
 def _apply_parameters(solver: cp_model.CpSolver, parameters: dict[str, Any]) -> None:
     """Set CP-SAT parameters by name; an unknown name or a value of the wrong type is named in the error."""
-    params = solver.parameters
     for name, value in parameters.items():
-        if not isinstance(name, str) or name not in params.DESCRIPTOR.fields_by_name:
-            raise ValueError(f"unknown CP-SAT parameter {name!r} in parameters")
-        try:
-            setattr(params, name, value)
-        except (TypeError, ValueError) as error:
-            raise TypeError(f"CP-SAT parameter {name} cannot take {value!r}: {error}") from None
+        if not isinstance(name, str):
+            raise TypeError(f"CP-SAT parameter names are strings, got {name!r}")
+        if not solver.parameters.merge_text_format(_parameter_text(name, value)):
+            raise ValueError(f"CP-SAT parameter {name} cannot take {value!r}")
 
 
 def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int | None,
