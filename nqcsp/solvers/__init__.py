@@ -37,6 +37,8 @@ _SPECS: tuple[_Spec, ...] = (
           "Minton's min-conflicts from a greedy start, restarts on stagnation"),
     _Spec("backtrack", "nqcsp.solvers.backtrack", "BacktrackSolver", True, ("numba",),
           "bitboard DFS, most constrained row first; exhaustive proofs for small n (n <= 64)"),
+    _Spec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
+          "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration"),
 )
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}

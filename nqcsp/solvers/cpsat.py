@@ -1,0 +1,333 @@
+"""CP-SAT backend (complete): the AllDifferent model or a Boolean grid model, solved by OR-Tools CP-SAT.
+
+Models
+- ``alldiff`` (the default, the model the suite is built around): ``q[r]`` in 0..n-1 and AllDifferent on
+  ``q[r]``, ``q[r] + r`` and ``q[r] - r`` as affine expressions (no helper variables); a mandatory queen
+  fixes the domain of its row's variable.
+- ``boolean``: one Boolean per cell, exactly one per row and column, at most one per diagonal; a mandatory
+  queen fixes its cell's domain to 1. The proto is written in bulk (text format, one parse) because a
+  million ``new_bool_var`` calls cost seconds at n = 1000.
+
+Search settings are keyword options; the defaults (one worker, presolve, symmetry detection, inprocessing
+and the LP relaxation off) are the fastest configuration in ``benchmarks/results/cpsat.md``: on this
+problem every one of those phases costs seconds at n >= 200 and never pays back on a feasible instance.
+``hint="construct"`` adds the closed-form construction, adjusted to meet the mandatory queens, as a
+solution hint: CP-SAT only uses it to order its decisions, so the answer is exactly as trustworthy.
+
+OR-Tools is imported inside the functions, never when nqcsp is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nqcsp.problem import Problem
+from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
+from nqcsp.solvers.base import Stopwatch, reject_options
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+MODELS = ("alldiff", "boolean")
+SEARCHES = ("auto", "min-domain-median", "min-domain-min")
+HINTS = (None, "construct")
+OPTIONS = ("model", "workers", "presolve", "symmetry_level", "inprocessing", "linearization_level",
+           "search", "hint", "parameters", "log")
+
+# Chosen from benchmarks/results/cpsat.md (see the module docstring).
+DEFAULTS: dict[str, Any] = {
+    "model": "alldiff", "workers": 1, "presolve": False, "symmetry_level": 0, "inprocessing": False,
+    "linearization_level": 0, "search": "auto", "hint": None, "parameters": None, "log": False,
+}
+
+
+def _choice(name: str, value: object, allowed: tuple[Any, ...]) -> Any:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+def _bool(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _int_in(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if not low <= int(value) <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, got {value!r}")
+    return int(value)
+
+
+def resolve_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The defaults overridden by ``options``, every value validated (TypeError/ValueError naming it)."""
+    reject_options("cpsat", options, OPTIONS)
+    config = {**DEFAULTS, **options}
+    _choice("model", config["model"], MODELS)
+    _choice("search", config["search"], SEARCHES)
+    _choice("hint", config["hint"], HINTS)
+    if config["model"] == "boolean" and config["search"] != "auto":
+        raise ValueError(f"search={config['search']!r} orders the q[r] variables of model='alldiff'; "
+                         f"model='boolean' takes search='auto'")
+    config["workers"] = _int_in("workers", config["workers"], 1, 256)
+    config["symmetry_level"] = _int_in("symmetry_level", config["symmetry_level"], 0, 4)
+    config["linearization_level"] = _int_in("linearization_level", config["linearization_level"], 0, 2)
+    for flag in ("presolve", "inprocessing", "log"):
+        config[flag] = _bool(flag, config[flag])
+    parameters = config["parameters"]
+    if parameters is not None and not isinstance(parameters, dict):
+        raise TypeError(f"parameters must be a dict of CP-SAT parameter names to values, got {parameters!r}")
+    return config
+
+
+def _parameter_text(name: str, value: object) -> str:
+    """One CP-SAT parameter as protobuf text, after checking the value's type against the field."""
+    from google.protobuf.descriptor import FieldDescriptor
+    from ortools.sat import sat_parameters_pb2
+
+    field = sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name.get(name)
+    if field is None:
+        raise ValueError(f"unknown CP-SAT parameter {name!r} in parameters")
+    repeated = field.is_repeated
+    if repeated and not isinstance(value, (list, tuple)):
+        raise TypeError(f"CP-SAT parameter {name} takes a list, got {value!r}")
+    items = list(value) if repeated else [value]  # type: ignore[call-overload]
+    texts = []
+    for item in items:
+        if field.type == FieldDescriptor.TYPE_BOOL:
+            ok, text = isinstance(item, bool), str(item).lower()
+        elif field.type == FieldDescriptor.TYPE_STRING:
+            ok, text = isinstance(item, str), json.dumps(item)
+        elif field.type == FieldDescriptor.TYPE_ENUM:  # a name such as "FIXED_SEARCH" or its number
+            ok = isinstance(item, str) and item.isidentifier() or isinstance(item, numbers.Integral)
+            text = str(item)
+        elif field.cpp_type in (FieldDescriptor.CPPTYPE_DOUBLE, FieldDescriptor.CPPTYPE_FLOAT):
+            ok = isinstance(item, numbers.Real)
+            text = repr(float(item)) if ok else ""  # type: ignore[arg-type]
+        else:
+            ok, text = isinstance(item, numbers.Integral), str(item)
+        if not ok or isinstance(item, bool) != (field.type == FieldDescriptor.TYPE_BOOL):
+            raise TypeError(f"CP-SAT parameter {name} cannot take {item!r} ({type(item).__name__})")
+        texts.append(f"{name}: {text}")
+    return "\n".join(texts)
+
+
+def _apply_parameters(solver: cp_model.CpSolver, parameters: dict[str, Any]) -> None:
+    """Set CP-SAT parameters by name; an unknown name or a value of the wrong type is named in the error."""
+    for name, value in parameters.items():
+        if not isinstance(name, str):
+            raise TypeError(f"CP-SAT parameter names are strings, got {name!r}")
+        if not solver.parameters.merge_text_format(_parameter_text(name, value)):
+            raise ValueError(f"CP-SAT parameter {name} cannot take {value!r}")
+
+
+def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int | None,
+                enumerate_all: bool = False) -> cp_model.CpSolver:
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = 1 if enumerate_all else config["workers"]
+    params.cp_model_presolve = config["presolve"]
+    params.symmetry_level = config["symmetry_level"]
+    params.use_sat_inprocessing = config["inprocessing"]
+    params.linearization_level = config["linearization_level"]
+    params.log_search_progress = config["log"]
+    if config["search"] != "auto":
+        params.search_branching = cp_model.FIXED_SEARCH
+    if enumerate_all:
+        # CP-SAT then keeps every feasible solution through presolve, as its documentation requires.
+        params.enumerate_all_solutions = True
+    if time_limit is not None:
+        params.max_time_in_seconds = max(time_limit, 1e-3)
+    if seed is not None:
+        params.random_seed = seed % 2**31  # an int32 parameter; our seeds go to 2**63 - 1
+    if config["parameters"]:
+        _apply_parameters(solver, config["parameters"])
+    return solver
+
+
+def construction_hint(problem: Problem) -> np.ndarray:
+    """A permutation close to a solution that holds every mandatory queen (a hint, never trusted).
+
+    The closed-form solution, then for each mandatory queen (r, c) the rows r and "the row holding c"
+    swap columns; only the few queens moved can attack each other.
+    """
+    from nqcsp.solvers.construct import closed_form
+
+    n = problem.n
+    cols = closed_form(n).astype(np.int64) if n == 1 or n >= 4 else np.arange(n, dtype=np.int64)
+    where = np.empty(n, dtype=np.int64)
+    where[cols] = np.arange(n)
+    for row, col in problem.queens:
+        other = where[col]
+        cols[other], cols[row] = cols[row], col
+        where[cols[other]], where[col] = other, row
+    return cols
+
+
+def build_alldiff(problem: Problem, config: dict[str, Any]) -> tuple[cp_model.CpModel, list[Any]]:
+    from ortools.sat.python import cp_model
+
+    n = problem.n
+    model = cp_model.CpModel()
+    fixed: dict[int, int] = {}
+    extra: list[tuple[int, int]] = []
+    for row, col in problem.queens:
+        if row in fixed:
+            extra.append((row, col))  # a second queen in one row: left for the solver to refute
+        else:
+            fixed[row] = col
+    q = [model.new_int_var(fixed.get(r, 0), fixed.get(r, n - 1), f"q{r}") for r in range(n)]
+    for row, col in extra:
+        model.add(q[row] == col)
+    model.add_all_different(q)
+    model.add_all_different([q[r] + r for r in range(n)])
+    model.add_all_different([q[r] - r for r in range(n)])
+    if config["search"] != "auto":
+        middle_out = sorted(range(n), key=lambda r: abs(2 * r - (n - 1)))
+        median = config["search"] == "min-domain-median"
+        value = cp_model.SELECT_MEDIAN_VALUE if median else cp_model.SELECT_MIN_VALUE
+        model.add_decision_strategy([q[r] for r in middle_out], cp_model.CHOOSE_MIN_DOMAIN_SIZE, value)
+    if config["hint"] == "construct":
+        for var, col in zip(q, construction_hint(problem).tolist(), strict=True):
+            model.add_hint(var, col)
+    return model, q
+
+
+def _literals_text(kind: str, literals: np.ndarray) -> str:
+    return f"constraints {{ {kind} {{ literals: [{','.join(map(str, literals.tolist()))}] }} }}"
+
+
+def build_boolean(problem: Problem, config: dict[str, Any]) -> cp_model.CpModel:
+    """Cell (r, c) is variable r * n + c. Written as one text-format proto, parsed once in C++."""
+    from ortools.sat.python import cp_model
+
+    n = problem.n
+    model = cp_model.CpModel()
+    free, fixed = "variables { domain: [0, 1] }\n", "variables { domain: [1, 1] }\n"
+    cells = sorted({row * n + col for row, col in problem.queens})
+    parts, start = [], 0
+    for cell in cells:
+        parts.append(free * (cell - start))
+        parts.append(fixed)
+        start = cell + 1
+    parts.append(free * (n * n - start))
+    cell_index = np.arange(n * n, dtype=np.int64).reshape(n, n)
+    anti = cell_index[:, ::-1]
+    for line in range(n):
+        parts.append(_literals_text("exactly_one", cell_index[line]))
+        parts.append(_literals_text("exactly_one", cell_index[:, line]))
+    for offset in range(-(n - 2), n - 1):  # diagonals of length 1 constrain nothing
+        parts.append(_literals_text("at_most_one", np.diagonal(cell_index, offset)))
+        parts.append(_literals_text("at_most_one", np.diagonal(anti, offset)))
+    if config["hint"] == "construct":
+        values = np.zeros((n, n), dtype=np.int8)
+        values[np.arange(n), construction_hint(problem)] = 1
+        parts.append(f"solution_hint {{ vars: [{','.join(map(str, range(n * n)))}] "
+                     f"values: [{','.join(map(str, values.reshape(-1).tolist()))}] }}")
+    model.proto.merge_text_format("\n".join(parts))
+    return model
+
+
+def build(problem: Problem, config: dict[str, Any]) -> cp_model.CpModel:
+    if config["model"] == "alldiff":
+        return build_alldiff(problem, config)[0]
+    return build_boolean(problem, config)
+
+
+def columns_from(values: Any, n: int, model_name: str) -> np.ndarray:
+    """Columns by row from a full CP-SAT assignment of either model."""
+    flat = np.asarray(values, dtype=np.int64)
+    if model_name == "alldiff":
+        return flat[:n]
+    return np.argmax(flat[: n * n].reshape(n, n), axis=1)
+
+
+def _search_stats(solver: cp_model.CpSolver) -> dict[str, Any]:
+    return {"cpsat_wall_s": solver.wall_time, "branches": solver.num_branches,
+            "conflicts": solver.num_conflicts, "deterministic_time": solver.response_proto.deterministic_time}
+
+
+class CpSatSolver:
+    name = "cpsat"
+    complete = True
+
+    def solve(self, problem: Problem, *, time_limit: float | None = None, seed: int | None = None,
+              **options: Any) -> Result:
+        from ortools.sat.python import cp_model
+
+        config = resolve_options(options)
+        clock = Stopwatch(time_limit)
+        model = build(problem, config)
+        build_s = clock.elapsed()
+        solver = make_solver(config, time_limit=clock.remaining(), seed=seed)
+        status = solver.solve(model)
+        stats = {"model": config["model"], "build_s": build_s, **_search_stats(solver),
+                 "solve_s": clock.elapsed()}
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            cols = columns_from(solver.response_proto.solution, problem.n, config["model"])
+            return Result(problem, Status.SAT, self.name, queens=queens_array(cols, problem.n), stats=stats)
+        if status == cp_model.INFEASIBLE:
+            # Only CP-SAT's claim: the guaranteed path cross-checks it with a second complete method.
+            claim = {"model": config["model"], **_search_stats(solver)}
+            certificate = Certificate("cpsat-infeasible", (), claim)
+            return Result(problem, Status.UNSAT, self.name, certificate=certificate, stats=stats)
+        if status == cp_model.UNKNOWN:
+            limited = time_limit is not None and clock.expired()
+            stats["reason"] = "time limit reached" if limited else f"CP-SAT stopped: {solver.solution_info()}"
+            return Result(problem, Status.UNKNOWN, self.name, stats=stats)
+        if status == cp_model.MODEL_INVALID:
+            raise InternalSolverError(f"CP-SAT rejected the {config['model']} model for {problem}: "
+                                      f"{model.validate() or solver.solution_info()}")
+        raise InternalSolverError(
+            f"CP-SAT returned the unexpected status {solver.status_name(status)} for {problem}")
+
+
+def enumerate_solutions(problem: Problem, *, limit: int | None = None, time_limit: float | None = None,
+                        **options: Any) -> Iterator[tuple[int, ...]]:
+    """Every solution (at most ``limit``) found by CP-SAT's solution callback, in the solver's order.
+
+    Meant for small n: all solutions are collected before the first is yielded. Raises TimeoutError
+    if ``time_limit`` ends the search before it is exhaustive, so a partial list never passes as complete.
+    """
+    from ortools.sat.python import cp_model
+
+    if limit is not None:
+        limit = _int_in("limit", limit, 0, 2**62)
+    if limit == 0 or problem.attack is not None:
+        return iter(())
+    if problem.n == 0:
+        return iter([()])
+    config = resolve_options(options)
+    model = build(problem, config)
+    n, model_name = problem.n, config["model"]
+    found: list[tuple[int, ...]] = []
+
+    class Collector(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self) -> None:
+            found.append(tuple(columns_from(self.response_proto.solution, n, model_name).tolist()))
+            if limit is not None and len(found) >= limit:
+                self.stop_search()
+
+    solver = make_solver(config, time_limit=time_limit, seed=None, enumerate_all=True)
+    status = solver.solve(model, Collector())
+    stopped_by_limit = limit is not None and len(found) >= limit
+    if status == cp_model.MODEL_INVALID:
+        raise InternalSolverError(f"CP-SAT rejected the {model_name} model for {problem}: {model.validate()}")
+    if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and not stopped_by_limit:
+        raise TimeoutError(f"CP-SAT enumeration for {problem} stopped before the end "
+                           f"({solver.status_name(status)}, {len(found)} solutions so far)")
+    return iter(found)
+
+
+def count_solutions(problem: Problem, *, time_limit: float | None = None, **options: Any) -> int:
+    """The exact number of solutions, by exhaustive CP-SAT enumeration (small n only)."""
+    return sum(1 for _ in enumerate_solutions(problem, time_limit=time_limit, **options))

@@ -1,0 +1,160 @@
+import subprocess
+import sys
+
+import pytest
+from naive import naive_count, naive_has_solution, naive_is_solution, naive_solutions
+
+from nqcsp import InternalSolverError, Problem, Status, solve, verify
+from nqcsp.solvers import cpsat
+from nqcsp.solvers.cpsat import CpSatSolver, construction_hint, count_solutions, enumerate_solutions
+
+pytest.importorskip("ortools")
+
+MODELS = ["alldiff", "boolean"]
+A000170 = [1, 0, 0, 2, 10, 4, 40, 92, 352]  # solutions of n = 1..9 queens (OEIS)
+
+
+def mandatory_for(n):
+    return [(0, n // 3)]
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("n", [2, 3])
+def test_boards_without_solutions_are_unsat_with_a_cpsat_claim(model, n):
+    assert not naive_has_solution(n)
+    result = solve(n, solver="cpsat", model=model)
+    assert result.status is Status.UNSAT
+    assert result.certificate.kind == "cpsat-infeasible"
+    assert result.certificate.checked_by == ()  # only CP-SAT's claim; another method checks it
+    assert result.certificate.details["model"] == model
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("n", [4, 6])
+def test_every_single_queen_cell_agrees_with_brute_force(model, n):
+    blockades = 0
+    for row in range(n):
+        for col in range(n):
+            result = solve(n, [(row, col)], solver="cpsat", model=model)
+            if naive_has_solution(n, [(row, col)]):
+                assert result.status is Status.SAT, (row, col)
+                assert naive_is_solution(n, result.queens.tolist(), [(row, col)])
+            else:
+                blockades += 1
+                assert result.status is Status.UNSAT, (row, col)
+                assert result.certificate.kind == "cpsat-infeasible"
+    assert blockades > 0  # n = 4 and 6 both have blockade cells; otherwise this test checks nothing UNSAT
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("queens", [[(0, 0), (1, 1)], [(0, 0), (3, 0)], [(2, 1), (2, 5)], [(0, 5), (5, 0)]])
+def test_attacking_mandatory_queens_are_unsat_in_the_api_and_in_the_backend(model, queens):
+    problem = Problem(8, queens)
+    assert problem.attack is not None and naive_count(8, queens) == 0
+    assert solve(problem, solver="cpsat", model=model).certificate.kind == "attack"
+    direct = CpSatSolver().solve(problem, model=model)
+    assert direct.status is Status.UNSAT and direct.certificate.kind == "cpsat-infeasible"
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("hint", [None, "construct"])
+@pytest.mark.parametrize("n", [1, 5, 8, 13, 40, 101])
+def test_sat_answers_pass_the_naive_checker(model, hint, n):
+    for queens in ([], mandatory_for(n), [(n - 1, n // 2)] if n > 1 else []):
+        result = solve(n, queens, solver="cpsat", model=model, hint=hint, seed=7)
+        assert result.status is Status.SAT
+        assert naive_is_solution(n, result.queens.tolist(), queens)
+        assert not result.queens.flags.writeable
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_counts_match_the_known_sequence_and_the_naive_count(model):
+    for n, known in enumerate(A000170, start=1):
+        assert count_solutions(Problem(n), model=model) == known == naive_count(n)
+        queens = mandatory_for(n)
+        assert count_solutions(Problem(n, queens), model=model) == naive_count(n, queens)
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("n, queens", [(6, []), (8, [(0, 3)]), (8, [(4, 4)]), (9, [(2, 7)]),
+                                       (5, [(0, 0), (1, 2)])])
+def test_enumerated_solutions_are_exactly_the_naive_ones(model, n, queens):
+    found = list(enumerate_solutions(Problem(n, queens), model=model))
+    assert len(found) == len(set(found))
+    assert all(naive_is_solution(n, cols, queens) and verify(n, cols, queens) for cols in found)
+    assert set(found) == set(naive_solutions(n, queens))
+
+
+def test_enumeration_stops_at_the_limit_and_handles_trivial_problems():
+    eight = list(enumerate_solutions(Problem(8), limit=5))
+    assert len(eight) == 5 and all(naive_is_solution(8, cols) for cols in eight)
+    assert list(enumerate_solutions(Problem(8), limit=0)) == []
+    assert list(enumerate_solutions(Problem(0))) == [()]
+    assert list(enumerate_solutions(Problem(8, [(0, 0), (1, 1)]))) == []
+
+
+def test_construction_hint_is_a_permutation_holding_the_mandatory_queens():
+    for n in (1, 2, 3, 4, 9, 50):
+        for queens in ([], [(0, n // 3)], [(n - 1, 0), (0, n - 1)] if n > 3 else []):
+            hint = construction_hint(Problem(n, queens))
+            assert sorted(hint.tolist()) == list(range(n))
+            assert all(hint[row] == col for row, col in queens)
+
+
+def test_time_limit_ends_in_sat_or_unknown_with_a_reason():
+    result = solve(400, mandatory_for(400), solver="cpsat", model="alldiff", time_limit=0.05)
+    assert result.status in (Status.SAT, Status.UNKNOWN)
+    if result.status is Status.UNKNOWN:
+        assert result.stats["reason"] == "time limit reached"
+    else:
+        assert verify(400, result.queens, mandatory_for(400))
+
+
+def test_search_options_and_raw_parameters_still_give_verified_answers():
+    for options in ({"search": "min-domain-median"}, {"search": "min-domain-min", "presolve": True},
+                    {"workers": 2, "linearization_level": 2, "symmetry_level": 2, "inprocessing": True},
+                    {"parameters": {"cp_model_probing_level": 0, "initial_polarity": "POLARITY_TRUE",
+                                   "max_time_in_seconds": 30, "enumerate_all_solutions": False}}):
+        result = solve(24, [(3, 5)], solver="cpsat", **options)
+        assert result.status is Status.SAT and naive_is_solution(24, result.queens.tolist(), [(3, 5)])
+
+
+@pytest.mark.parametrize("options, error, named", [
+    ({"model": "grid"}, ValueError, "'grid'"),
+    ({"search": "fastest"}, ValueError, "'fastest'"),
+    ({"hint": "random"}, ValueError, "'random'"),
+    ({"model": "boolean", "search": "min-domain-min"}, ValueError, "min-domain-min"),
+    ({"workers": 0}, ValueError, "0"),
+    ({"workers": "2"}, TypeError, "'2'"),
+    ({"workers": 1.5}, TypeError, "1.5"),
+    ({"presolve": 1}, TypeError, "presolve"),
+    ({"linearization_level": 3}, ValueError, "3"),
+    ({"parameters": [("num_workers", 1)]}, TypeError, "num_workers"),
+    ({"parameters": {"no_such_parameter": 1}}, ValueError, "no_such_parameter"),
+    ({"parameters": {"num_workers": "many"}}, TypeError, "many"),
+    ({"parameters": {"num_workers": True}}, TypeError, "True"),
+    ({"parameters": {"search_branching": "NO_SUCH_SEARCH"}}, ValueError, "NO_SUCH_SEARCH"),
+    ({"parameters": {"subsolvers": "fj"}}, TypeError, "subsolvers"),
+    ({"bogus": 1}, TypeError, "bogus"),
+])
+def test_bad_options_raise_naming_the_value(options, error, named):
+    with pytest.raises(error, match=named):
+        solve(8, solver="cpsat", **options)
+
+
+def test_an_invalid_model_raises_instead_of_answering(monkeypatch):
+    def broken_model(problem, config):
+        from ortools.sat.python import cp_model
+
+        model = cp_model.CpModel()
+        model.proto.merge_text_format("variables { domain: [3, 1] }")
+        return model
+
+    monkeypatch.setattr(cpsat, "build", broken_model)
+    with pytest.raises(InternalSolverError, match="rejected"):
+        CpSatSolver().solve(Problem(8))
+
+
+def test_importing_nqcsp_does_not_import_ortools():
+    code = "import sys, nqcsp, nqcsp.solvers.cpsat; sys.exit('ortools' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
