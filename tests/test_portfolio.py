@@ -79,18 +79,28 @@ class _Liar:
         return Result(problem, Status.UNSAT, self.name, certificate=nqcsp.Certificate("exhaustive"))
 
 
+def solvable_beyond_construct(n):
+    """A solvable one-queen problem that the construction misses, so complete backends must decide it."""
+    from nqcsp.solvers.construct import ConstructSolver
+
+    for cell in itertools.product(range(n), repeat=2):
+        problem = Problem(n, [cell])
+        if ConstructSolver().solve(problem).status is Status.UNKNOWN and naive_has_solution(n, [cell]):
+            return problem
+    raise AssertionError(f"construct covers every open cell of n = {n}")
+
+
 def test_portfolio_raises_when_a_complete_backend_lies(monkeypatch):
     import nqcsp.solvers as registry
     from nqcsp import portfolio
 
-    order = portfolio.complete_backends(Problem(6, [(0, 1)]))
+    problem = solvable_beyond_construct(8)
+    order = portfolio.complete_backends(problem)
     assert len(order) >= 2, "the cross-check needs two complete backends"
     monkeypatch.setitem(registry._instances, order[0], _Liar())
-    registry.get_solver(order[1])  # the honest second opinion
-    # (0, 1) on n = 6 is solvable: the second backend's verified solution exposes the lie.
-    assert naive_has_solution(6, [(0, 1)])
+    # The second backend's verified solution exposes the lie.
     with pytest.raises(InternalSolverError, match="disagree"):
-        solve(6, [(0, 1)])
+        solve(problem)
 
 
 def test_portfolio_raises_on_an_invalid_solution(monkeypatch):
@@ -105,10 +115,10 @@ def test_portfolio_raises_on_an_invalid_solution(monkeypatch):
 
     from nqcsp import portfolio
 
-    first = portfolio.complete_backends(Problem(6, [(0, 0)]))[0]
-    monkeypatch.setitem(registry._instances, first, BadBoard())
+    problem = solvable_beyond_construct(8)
+    monkeypatch.setitem(registry._instances, portfolio.complete_backends(problem)[0], BadBoard())
     with pytest.raises(InternalSolverError, match="invalid solution"):
-        solve(6, [(0, 0)])
+        solve(problem)
 
 
 def test_time_limit_covers_the_portfolio():
