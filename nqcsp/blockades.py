@@ -64,7 +64,7 @@ class BoardSweep:
     proofs_by_kind: dict[str, int] = field(default_factory=dict)
     classes: int = 0
     solves: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0                # solver time spent on this board, summed over workers
     verdicts: list[CellVerdict] = field(default_factory=list)
 
     def to_json(self, with_cells: bool = False) -> dict[str, Any]:
@@ -132,7 +132,6 @@ def sweep(ns: Iterable[int], *, executor: Executor | None = None, seed: int = 0,
     owned = executor is None
     pool = executor or ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
     boards = {n: BoardSweep(n) for n in sizes}
-    started = {n: time.perf_counter() for n in sizes}
     try:
         futures: dict[Future, int] = {}
         # Largest boards first so the slowest tasks do not start last.
@@ -143,14 +142,9 @@ def sweep(ns: Iterable[int], *, executor: Executor | None = None, seed: int = 0,
             for part in range(parts):
                 # Interleaved slices so each task sees cells from the whole wedge.
                 futures[pool.submit(decide_cells, n, cells[part::parts], seed, time_limit)] = n
-        pending = Counter(futures.values())
         for future in as_completed(futures):
-            n = futures[future]
             verdicts = future.result()
-            boards[n].verdicts.extend(verdicts)
-            pending[n] -= 1
-            if pending[n] == 0:
-                boards[n].seconds = time.perf_counter() - started[n]
+            boards[futures[future]].verdicts.extend(verdicts)
             if progress is not None:
                 progress(len(verdicts))
     finally:
@@ -170,6 +164,7 @@ def _summarise(board: BoardSweep) -> None:
     board.verdicts.sort(key=lambda v: v.cell)
     for verdict in board.verdicts:
         _check_verdict(n, verdict, verified)
+        board.seconds += verdict.seconds
         board.solves += verdict.covered_by is None
         if verdict.status == "SAT":
             by_solver[verdict.solver] += 1
