@@ -31,6 +31,8 @@ class _Spec:
 _SPECS: tuple[_Spec, ...] = (
     _Spec("construct", "nqcsp.solvers.construct", "ConstructSolver", False, ("numpy",),
           "explicit O(n) construction, its 8 symmetries and (gcd(n, 6) = 1) the shifts of 2r + s"),
+    _Spec("sat", "nqcsp.solvers.sat", "SatSolver", True, ("pysat",),
+          "CNF on the n x n grid, PySAT solver and encoding by option; DRAT proof checked on UNSAT"),
 )
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}
