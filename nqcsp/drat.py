@@ -26,6 +26,7 @@ class DratVerdict:
     ok: bool
     reason: str
     stats: dict[str, Any]
+    malformed: bool = False  # the proof or formula could not be read at all
 
     def __bool__(self) -> bool:
         return self.ok
@@ -67,7 +68,7 @@ def check_drat(clauses: Sequence[Sequence[int]], proof: str | bytes | Iterable[s
             formula.add_dimacs(int(lit) for lit in clause)
         result = dratify.check_proof(formula, text, check_rat=True, apply_deletions=True, engine="python")
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
-        return DratVerdict(False, f"malformed proof or formula: {exc}", {})
+        return DratVerdict(False, f"malformed proof or formula: {exc}", {}, malformed=True)
     except Exception as exc:  # noqa: BLE001 - a checker crash must never turn into an UNSAT answer
         return DratVerdict(False, f"the DRAT checker failed: {type(exc).__name__}: {exc}", {})
     stats = {

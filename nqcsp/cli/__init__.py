@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from nqcsp.cli import cmd_solve, cmd_solvers, cmd_verify
+from nqcsp.cli import cmd_check_proof, cmd_export, cmd_solve, cmd_solvers, cmd_verify
 from nqcsp.cli.common import EXIT_INTERNAL, EXIT_USAGE, OneLineParser, UsageError
 
-COMMANDS = (cmd_solve, cmd_verify, cmd_solvers)
+COMMANDS = (cmd_solve, cmd_verify, cmd_solvers, cmd_export, cmd_check_proof)
 
 
 def build_parser() -> OneLineParser:

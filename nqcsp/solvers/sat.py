@@ -37,10 +37,13 @@ SEARCH_ENCODING = NATIVE
 PROOF_SOLVER = "cadical195"
 PROOF_ENCODING = "seqcounter"
 # Solvers whose DRAT proofs dratify accepted on every blockade cell up to n = 12 (benchmarks/sat.py).
-PROOF_SOLVERS = ("cadical153", "cadical195", "glucose3", "glucose4", "glucose42", "lingeling",
-                 "maplechrono", "maplecm")
-# Proofs that exist but are wrong: maplesat's name variables one off (found on n = 4).
-BROKEN_PROOF_SOLVERS = {"maplesat": "its DRAT proofs are broken (they name the wrong variables)"}
+PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "ergo", "gluecard3", "gluecard4",
+                 "glucose3", "glucose4", "glucose42", "lingeling", "maplechrono")
+# Proofs that exist but are wrong, found on the blockade cells of n = 4 and 6.
+BROKEN_PROOF_SOLVERS = {
+    "maplesat": "its DRAT proofs are broken (they name the wrong variables)",
+    "maplecm": "its DRAT proofs are broken (about half stop before the empty clause)",
+}
 # Rows the hint leaves free at first, besides its attacked queens; the sample grows this factor per try.
 REPAIR_FIRST_SAMPLE = 32
 REPAIR_GROWTH = 4
