@@ -20,8 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="a mandatory queen, 0-based row and column (repeatable)")
     parser.add_argument("--format", choices=("dimacs",), default="dimacs", help="output format (dimacs)")
     clausal = [e for e in ENCODINGS if e != "native"]
-    parser.add_argument("--encoding", choices=clausal, default="seqcounter", metavar="E",
-                        help=f"cardinality encoding (default seqcounter): {', '.join(clausal)}")
+    parser.add_argument("--encoding", choices=clausal, default="commander", metavar="E",
+                        help=f"cardinality encoding (default commander): {', '.join(clausal)}")
     parser.add_argument("--output", "-o", default="-", metavar="FILE", help="output file, '-' for stdout")
     parser.set_defaults(run=run)
 

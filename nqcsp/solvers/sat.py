@@ -35,7 +35,7 @@ from nqcsp.solvers.base import Stopwatch, reject_options
 SEARCH_SOLVER = "minicard"
 SEARCH_ENCODING = NATIVE
 PROOF_SOLVER = "cadical195"
-PROOF_ENCODING = "seqcounter"
+PROOF_ENCODING = "commander"
 # Solvers whose DRAT proofs dratify accepted on every blockade cell up to n = 12 (benchmarks/sat.py).
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "ergo", "gluecard3", "gluecard4",
                  "glucose3", "glucose4", "glucose42", "lingeling", "maplechrono")
@@ -44,6 +44,8 @@ BROKEN_PROOF_SOLVERS = {
     "maplesat": "its DRAT proofs are broken (they name the wrong variables)",
     "maplecm": "its DRAT proofs are broken (about half stop before the empty clause)",
 }
+# Solvers that ignore assumptions, so the hint cannot guide them.
+NO_ASSUMPTIONS = ("kissat404",)
 # Rows the hint leaves free at first, besides its attacked queens; the sample grows this factor per try.
 REPAIR_FIRST_SAMPLE = 32
 REPAIR_GROWTH = 4
@@ -127,11 +129,17 @@ def run_solver(solver: Any, assumptions: Sequence[int], clock: Stopwatch) -> boo
 
 
 def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Stopwatch) -> bool | None:
-    """For solvers that cannot be interrupted (CaDiCaL): growing conflict budgets, the clock between."""
+    """For solvers that cannot be interrupted (CaDiCaL): growing conflict budgets, the clock between.
+
+    A solver without budgets either (Lingeling) runs to the end: the time limit cannot stop it.
+    """
     budget = 1000
     while not clock.expired():
-        solver.conf_budget(budget)
-        status = solver.solve_limited(assumptions=assumptions)
+        try:
+            solver.conf_budget(budget)
+            status = solver.solve_limited(assumptions=assumptions)
+        except NotImplementedError:
+            return solver.solve(assumptions=assumptions)
         if status is not None:
             return status
         budget *= 2
@@ -199,7 +207,7 @@ def search(problem: Problem, encoding: str, sat_solver: str, hint: bool, clock: 
     stats["load_s"] = clock.elapsed() - stats["encode_s"]
     try:
         status = None
-        if hint and n >= 4:
+        if hint and n >= 4 and sat_solver not in NO_ASSUMPTIONS:
             status, tries = repair_hint(problem, solver, clock, seed)
             stats["hint_tries"] = tries
         if status is None and not clock.expired():
