@@ -5,10 +5,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from nqcsp.cli import cmd_blockades, cmd_count, cmd_solutions, cmd_solve, cmd_solvers, cmd_verify
+from nqcsp.cli import (
+    cmd_blockades,
+    cmd_check_proof,
+    cmd_count,
+    cmd_export,
+    cmd_solutions,
+    cmd_solve,
+    cmd_solvers,
+    cmd_verify,
+)
 from nqcsp.cli.common import EXIT_INTERNAL, EXIT_USAGE, OneLineParser, UsageError
 
-COMMANDS = (cmd_solve, cmd_verify, cmd_solvers, cmd_count, cmd_solutions, cmd_blockades)
+COMMANDS = (cmd_solve, cmd_verify, cmd_solvers, cmd_count, cmd_solutions, cmd_blockades, cmd_export,
+            cmd_check_proof)
 
 
 def build_parser() -> OneLineParser:

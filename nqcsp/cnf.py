@@ -1,0 +1,285 @@
+"""N-Queens with mandatory queens as CNF: the n x n Boolean grid, cardinality encodings, DIMACS text.
+
+Variable ``row * n + col + 1`` is true when a queen stands on ``(row, col)``; auxiliary variables of an
+encoding come after ``n * n``. Every row and column holds exactly one queen (one at-least-one clause plus an
+at-most-one encoding), every diagonal at most one, and each mandatory queen is a unit clause.
+
+The lines of the board are grouped by length, so each encoding is a handful of numpy operations per
+length instead of a Python loop per clause: rows and columns are one (2n, n) block, the diagonals one
+block per length. The encodings written here (``pairwise``, ``seqcounter``, ``commander``) build their
+clauses as 2D arrays, one array per clause width; ``cardenc-*`` delegate to PySAT's CardEnc (one C call
+per line), and ``native`` keeps the at-most-one constraints for solvers with cardinality support.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from nqcsp.problem import Cell, Problem
+
+# Encodings built here with numpy.
+NUMPY_ENCODINGS = ("pairwise", "seqcounter", "commander")
+# PySAT CardEnc encodings (pysat.card.EncType names), exposed as "cardenc-<name>".
+CARDENC_TYPES = ("pairwise", "seqcounter", "sortnetwrk", "cardnetwrk", "bitwise", "ladder", "totalizer",
+                 "mtotalizer", "kmtotalizer")
+NATIVE = "native"
+ENCODINGS: tuple[str, ...] = (*NUMPY_ENCODINGS, *(f"cardenc-{t}" for t in CARDENC_TYPES), NATIVE)
+
+# The commander encoding splits a line into groups of this size (Klieber & Kwon suggest 3).
+COMMANDER_GROUP = 3
+
+Block = np.ndarray  # clauses of one width: shape (count, width), DIMACS literals
+
+
+def check_encoding(encoding: object) -> str:
+    if not isinstance(encoding, str):
+        raise TypeError(f"encoding must be a name (str), got {encoding!r}")
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}; known: {', '.join(ENCODINGS)}")
+    return encoding
+
+
+def cell_var(n: int, row: int, col: int) -> int:
+    """The DIMACS variable of a cell: row * n + col + 1."""
+    return row * n + col + 1
+
+
+def line_blocks(n: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Rows and columns as one (2n, n) array of variables, and the diagonals with >= 2 cells by length.
+
+    Each diagonal block has shape (count, length); both diagonal directions of one length share a block.
+    """
+    grid = np.arange(1, n * n + 1, dtype=np.int64).reshape(n, n)
+    rows_cols = np.concatenate([grid, grid.T])
+    flipped = grid[:, ::-1]
+    diagonals = []
+    for length in range(2, n + 1):
+        # Offsets whose diagonal has this length: n - length above and below the main one.
+        offsets = sorted({n - length, -(n - length)})
+        lines = [np.diagonal(board, offset=k) for board in (grid, flipped) for k in offsets]
+        diagonals.append(np.stack(lines))
+    return rows_cols, diagonals
+
+
+class VarPool:
+    """Hands out fresh auxiliary variables in consecutive ranges."""
+
+    def __init__(self, top: int) -> None:
+        self.top = top
+
+    def take(self, shape: tuple[int, ...]) -> np.ndarray:
+        count = int(np.prod(shape))
+        fresh = np.arange(self.top + 1, self.top + 1 + count, dtype=np.int64).reshape(shape)
+        self.top += count
+        return fresh
+
+
+def pairs(a: np.ndarray, b: np.ndarray) -> Block:
+    """Binary clauses (a_i or b_i) from two equally shaped literal arrays."""
+    return np.stack([a.reshape(-1), b.reshape(-1)], axis=1)
+
+
+def amo_pairwise(lines: np.ndarray) -> list[Block]:
+    """Every pair of cells of a line: not both."""
+    first, second = np.triu_indices(lines.shape[1], k=1)
+    return [pairs(-lines[:, first], -lines[:, second])]
+
+
+def amo_seqcounter(lines: np.ndarray, pool: VarPool) -> list[Block]:
+    """Sinz's sequential counter: s_i says "a queen among the first i + 1 cells"."""
+    width = lines.shape[1]
+    if width == 2:
+        return amo_pairwise(lines)
+    s = pool.take((lines.shape[0], width - 1))
+    x = lines
+    return [
+        pairs(-x[:, :-1], s),                # x_i -> s_i
+        pairs(-s[:, :-1], s[:, 1:]),         # s_{i-1} -> s_i
+        pairs(-x[:, 1:], -s),                # x_i -> not s_{i-1}
+    ]
+
+
+def amo_commander(lines: np.ndarray, pool: VarPool, group: int = COMMANDER_GROUP) -> list[Block]:
+    """Klieber & Kwon's commander encoding, at-most-one form, applied recursively.
+
+    Cells are split into groups of ``group``; each group has at most one queen (pairwise) and a commander
+    that any queen of the group implies; the commanders then have at most one true, recursively.
+    A short last group is padded with 0, a non-variable whose clauses are dropped.
+    """
+    count, width = lines.shape
+    if width <= group + 1:
+        return amo_pairwise(lines)
+    groups = -(-width // group)
+    padded = np.zeros((count, groups * group), dtype=lines.dtype)
+    padded[:, :width] = lines
+    cells = padded.reshape(count, groups, group)
+    commanders = pool.take((count, groups))
+    first, second = np.triu_indices(group, k=1)
+    within = pairs(-cells[:, :, first], -cells[:, :, second])
+    implied = pairs(-cells, np.broadcast_to(commanders[:, :, None], cells.shape))
+    real = [within[(within != 0).all(axis=1)], implied[implied[:, 0] != 0]]
+    return real + amo_commander(commanders, pool, group)
+
+
+def amo_cardenc(lines: np.ndarray, pool: VarPool, enc_type: str) -> list[list[int]]:
+    from pysat.card import CardEnc, EncType
+
+    kind = getattr(EncType, enc_type)
+    clauses: list[list[int]] = []
+    for line in lines.tolist():
+        encoded = CardEnc.atmost(line, bound=1, top_id=pool.top, encoding=kind)
+        pool.top = max(pool.top, encoded.nv)
+        clauses.extend(encoded.clauses)
+    return clauses
+
+
+@dataclass(frozen=True)
+class Formula:
+    """The CNF of one problem (plus native at-most-one lines for ``encoding="native"``).
+
+    ``blocks`` hold clauses: 2D arrays of one width each, or lists of clauses (from CardEnc).
+    ``atmost_lines`` (native only) are arrays of lines, each line allowing at most one queen.
+    """
+
+    n: int
+    queens: tuple[Cell, ...]
+    encoding: str
+    num_vars: int
+    blocks: tuple[Block | list[list[int]], ...]
+    atmost_lines: tuple[np.ndarray, ...] = ()
+
+    @property
+    def num_clauses(self) -> int:
+        return sum(len(block) for block in self.blocks)
+
+    @property
+    def clausal(self) -> bool:
+        return not self.atmost_lines
+
+    def clauses(self) -> list[list[int]]:
+        """All clauses as Python lists, the form SAT solvers take (and the one a DRAT proof refers to)."""
+        out: list[list[int]] = []
+        for block in self.blocks:
+            out.extend(block.tolist() if isinstance(block, np.ndarray) else block)
+        return out
+
+    def atmosts(self) -> Iterator[list[int]]:
+        for lines in self.atmost_lines:
+            yield from lines.tolist()
+
+
+def encode(problem: Problem, encoding: str = "seqcounter") -> Formula:
+    """The formula of ``problem`` under the named cardinality ``encoding`` (see ``ENCODINGS``)."""
+    encoding = check_encoding(encoding)
+    n = problem.n
+    pool = VarPool(n * n)
+    rows_cols, diagonals = line_blocks(n)
+    blocks: list = []
+    if problem.queens:
+        blocks.append(np.array([[cell_var(n, r, c)] for r, c in problem.queens], dtype=np.int64))
+    if n > 0:
+        blocks.append(rows_cols)  # at least one queen per row and per column
+    amo_lines = [rows_cols, *diagonals] if n > 1 else []
+    if encoding == NATIVE:
+        return Formula(n, problem.queens, encoding, pool.top, tuple(blocks), tuple(amo_lines))
+    for lines in amo_lines:
+        if encoding == "pairwise":
+            blocks.extend(amo_pairwise(lines))
+        elif encoding == "seqcounter":
+            blocks.extend(amo_seqcounter(lines, pool))
+        elif encoding == "commander":
+            blocks.extend(amo_commander(lines, pool))
+        else:
+            blocks.append(amo_cardenc(lines, pool, encoding.removeprefix("cardenc-")))
+    return Formula(n, problem.queens, encoding, pool.top, tuple(b for b in blocks if len(b)))
+
+
+# --- DIMACS -------------------------------------------------------------------------------------------
+
+
+def header_comments(formula: Formula) -> list[str]:
+    queens = " ".join(f"{r},{c}" for r, c in formula.queens) or "none"
+    n = formula.n
+    return [
+        "nqcsp: N-Queens with mandatory queens",
+        f"n {n}",
+        f"queens {queens}",
+        f"encoding {formula.encoding}",
+        f"variables: cell (row, col), 0-based, is variable row*{n} + col + 1 (1..{n * n}); "
+        f"{n * n + 1}..{formula.num_vars} are auxiliary",
+        "a model's true cell variables are the queens",
+    ]
+
+
+def write_dimacs(formula: Formula, out: io.TextIOBase, comments: Sequence[str] | None = None) -> None:
+    """DIMACS CNF text; ``native`` has no clausal form and is refused."""
+    if not formula.clausal:
+        raise ValueError("encoding 'native' has no DIMACS form; choose a clausal encoding")
+    for line in header_comments(formula) if comments is None else comments:
+        out.write(f"c {line}\n")
+    out.write(f"p cnf {formula.num_vars} {formula.num_clauses}\n")
+    for block in formula.blocks:
+        rows = block.tolist() if isinstance(block, np.ndarray) else block
+        out.write("".join(" ".join(map(str, clause)) + " 0\n" for clause in rows))
+
+
+def dimacs_text(formula: Formula, comments: Sequence[str] | None = None) -> str:
+    buffer = io.StringIO()
+    write_dimacs(formula, buffer, comments)
+    return buffer.getvalue()
+
+
+def clauses_dimacs(clauses: Sequence[Sequence[int]], num_vars: int) -> str:
+    """Plain DIMACS text of a clause list (what a certificate stores next to its proof)."""
+    body = "".join(" ".join(map(str, clause)) + " 0\n" for clause in clauses)
+    return f"p cnf {num_vars} {len(clauses)}\n{body}"
+
+
+def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
+    """The declared variable count and the clauses of DIMACS text; ValueError on malformed input.
+
+    Strict on purpose: a clause count that disagrees with the header means the file is not the formula
+    it claims to be.
+    """
+    num_vars = declared = None
+    tokens: list[int] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("c"):
+            continue
+        if line.startswith("p"):
+            parts = line.split()
+            if num_vars is not None or len(parts) != 4 or parts[1] != "cnf":
+                raise ValueError(f"line {number}: bad DIMACS header {line!r}")
+            try:
+                num_vars, declared = int(parts[2]), int(parts[3])
+            except ValueError:
+                raise ValueError(f"line {number}: bad DIMACS header {line!r}") from None
+            continue
+        if num_vars is None:
+            raise ValueError(f"line {number}: clause before the 'p cnf' header")
+        try:
+            tokens.extend(int(tok) for tok in line.split())
+        except ValueError:
+            raise ValueError(f"line {number}: not a clause: {line!r}") from None
+    if num_vars is None or declared is None:
+        raise ValueError("no 'p cnf VARS CLAUSES' header")
+    if tokens and tokens[-1] != 0:
+        raise ValueError("the last clause is not terminated by 0")
+    clauses: list[list[int]] = []
+    current: list[int] = []
+    for lit in tokens:
+        if lit == 0:
+            clauses.append(current)
+            current = []
+        elif abs(lit) > num_vars:
+            raise ValueError(f"literal {lit} is beyond the {num_vars} declared variables")
+        else:
+            current.append(lit)
+    if len(clauses) != declared:
+        raise ValueError(f"header declares {declared} clauses, the file has {len(clauses)}")
+    return num_vars, clauses
