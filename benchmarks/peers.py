@@ -4,8 +4,8 @@ They are complete solvers outside nqcsp, so their answers are checked like every
 ``nqcsp.verify`` in the worker, an UNSAT answer by agreement with the other complete solvers in the
 analysis (their own claims carry no checked certificate here).
 
-The DIMACS written here is the plain pairwise encoding with ``var(row, col) = row * n + col + 1``; once the
-shared ``nqcsp export`` exists, this adapter should write its output instead.
+CaDiCaL reads the DIMACS of ``nqcsp export`` (``nqcsp.cnf``, cell ``(row, col)`` is variable
+``row * n + col + 1``), in the sequential-counter encoding: O(n^2) clauses where pairwise needs O(n^3).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 MODEL = Path(__file__).resolve().parent.parent / "models" / "nqueens.mzn"
 # Above this many clauses the pairwise CNF takes longer to write than most runs are given, and gigabytes.
-MAX_PAIRWISE_CLAUSES = 20_000_000
+MAX_CLAUSES = 20_000_000
+PEER_ENCODING = "seqcounter"
 
 Cell = tuple[int, int]
 
@@ -108,52 +108,21 @@ def cadical_version() -> str | None:
     return _first_line(["cadical", "--version"])
 
 
-def pairwise_clause_count(n: int, m: int = 0) -> int:
-    """Clauses of the pairwise CNF: n(n-1)(5n-1)/3 attack pairs, 2n at-least-one (rows, columns), m units."""
-    return n * (n - 1) * (5 * n - 1) // 3 + 2 * n + m
-
-
-def board_lines(n: int) -> Iterator[list[int]]:
-    """Every row, column, diagonal and anti-diagonal as its list of variables."""
-    for i in range(n):
-        yield [i * n + c + 1 for c in range(n)]
-        yield [r * n + i + 1 for r in range(n)]
-    for s in range(2 * n - 1):
-        yield [r * n + (s - r) + 1 for r in range(max(0, s - n + 1), min(n, s + 1))]
-    for d in range(-(n - 1), n):
-        yield [r * n + (r - d) + 1 for r in range(max(0, d), min(n, n + d))]
-
-
-def pairwise_clauses(n: int, queens: list[Cell]) -> Iterator[str]:
-    """DIMACS clause lines: a queen in every row and column, at most one on every line, mandatory units."""
-    for i in range(n):
-        yield " ".join(str(i * n + c + 1) for c in range(n)) + " 0\n"
-        yield " ".join(str(r * n + i + 1) for r in range(n)) + " 0\n"
-    for line in board_lines(n):
-        for k, a in enumerate(line):
-            yield "".join(f"-{a} -{b} 0\n" for b in line[k + 1:])
-    for r, c in queens:
-        yield f"{r * n + c + 1} 0\n"
-
-
-def write_dimacs(path: Path, n: int, queens: list[Cell]) -> int:
-    clauses = pairwise_clause_count(n, len(queens))
-    with path.open("w") as out:
-        out.write(f"c nqcsp pairwise encoding, var(row, col) = row * n + col + 1, n = {n}\n")
-        out.write(f"p cnf {n * n} {clauses}\n")
-        out.writelines(pairwise_clauses(n, queens))
-    return clauses
-
-
 def solve_cadical(n: int, queens: list[Cell], time_limit: float | None, seed: int | None) -> dict[str, Any]:
     if n == 0:
         raise PeerSkipped("the CNF of n = 0 is empty")
-    if pairwise_clause_count(n, len(queens)) > MAX_PAIRWISE_CLAUSES:
-        raise PeerSkipped(f"pairwise CNF of n = {n} has more than {MAX_PAIRWISE_CLAUSES} clauses")
+    from nqcsp.cnf import encode, write_dimacs
+    from nqcsp.problem import Problem
+
+    started = time.perf_counter()
+    formula = encode(Problem(n, queens), PEER_ENCODING)
+    clauses = formula.num_clauses
+    if clauses > MAX_CLAUSES:
+        raise PeerSkipped(f"the {PEER_ENCODING} CNF of n = {n} has more than {MAX_CLAUSES} clauses")
     with tempfile.TemporaryDirectory(prefix="nqcsp-cnf-") as tmp:
         cnf = Path(tmp) / "instance.cnf"
-        started = time.perf_counter()
-        clauses = write_dimacs(cnf, n, queens)
+        with cnf.open("w") as out:
+            write_dimacs(formula, out)
         encode_s = time.perf_counter() - started
         command = ["cadical", "-q"]
         if time_limit is not None:
@@ -166,7 +135,7 @@ def solve_cadical(n: int, queens: list[Cell], time_limit: float | None, seed: in
         return {"status": "UNSAT", "certificate": {"kind": "cadical-unsat", "checked_by": []}, "stats": stats}
     if done.returncode == 10:
         true_vars = [int(x) for line in done.stdout.splitlines() if line.startswith("v ")
-                     for x in line[2:].split() if int(x) > 0]
+                     for x in line[2:].split() if 0 < int(x) <= n * n]
         cols = [-1] * n
         for var in true_vars:
             row, col = divmod(var - 1, n)

@@ -39,7 +39,7 @@ _SPECS: tuple[_Spec, ...] = (
           "bitboard DFS, most constrained row first; exhaustive proofs for small n (n <= 64)"),
     _Spec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
           "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration"),
-    _Spec("sat", "nqcsp.solvers.sat", "SatSolver", True, ("pysat",),
+    _Spec("sat", "nqcsp.solvers.sat", "SatSolver", True, ("pysat", "dratify"),
           "CNF on the n x n grid, PySAT solver and encoding by option; DRAT proof checked on UNSAT"),
 )
 
