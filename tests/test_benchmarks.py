@@ -139,7 +139,7 @@ def sleeping_cadical(tmp_path, monkeypatch):
     script = tmp_path / "bin" / "cadical"
     script.parent.mkdir()
     script.write_text("#!/bin/sh\nfor last; do :; done\n"
-                      f'if head -1 "$last" | grep -q "n = 5$"; then echo $$ > {pid_file}; exec sleep 60; fi\n'
+                      f'if grep -q "^c n 5$" "$last"; then echo $$ > {pid_file}; exec sleep 60; fi\n'
                       "exit 0\n")
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{script.parent}{os.pathsep}{os.environ['PATH']}")
