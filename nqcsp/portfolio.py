@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from nqcsp.api import checked
@@ -35,6 +35,9 @@ class Policy:
     local_search_per_queen_s: float = 2e-6
     # The exhaustive bitboard search answers first on boards up to this size.
     backtrack_up_to: int = 20
+    # CP-SAT's fastest first solutions come from the Boolean grid (benchmarks/results/cpsat.md).
+    backend_options: dict[str, dict[str, Any]] = field(
+        default_factory=lambda: {"cpsat": {"model": "boolean"}})
 
 
 POLICY = Policy()
@@ -65,7 +68,8 @@ def solve_auto(problem: Problem, *, time_limit: float | None, seed: int | None, 
     def run(name: str, limit: float | None) -> Result:
         backend = get_solver(name)
         started = clock.elapsed()
-        result = checked(backend.solve(problem, time_limit=limit, seed=seed), backend.complete)
+        options = POLICY.backend_options.get(name, {})
+        result = checked(backend.solve(problem, time_limit=limit, seed=seed, **options), backend.complete)
         stages.append({"solver": name, "status": result.status.value,
                        "seconds": round(clock.elapsed() - started, 6)})
         return result

@@ -75,7 +75,7 @@ class _Liar:
     name = "liar"
     complete = True
 
-    def solve(self, problem, *, time_limit=None, seed=None):
+    def solve(self, problem, *, time_limit=None, seed=None, **options):
         return Result(problem, Status.UNSAT, self.name, certificate=nqcsp.Certificate("exhaustive"))
 
 
@@ -110,7 +110,7 @@ def test_portfolio_raises_on_an_invalid_solution(monkeypatch):
     class BadBoard:
         name, complete = "badboard", True
 
-        def solve(self, problem, *, time_limit=None, seed=None):
+        def solve(self, problem, *, time_limit=None, seed=None, **options):
             return Result(problem, Status.SAT, self.name, queens=queens_array(range(problem.n), problem.n))
 
     from nqcsp import portfolio
