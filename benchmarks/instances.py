@@ -17,11 +17,6 @@ from typing import Any
 Instance = dict[str, Any]
 Cell = tuple[int, int]
 
-try:  # the lead's shared generator; the fallback below follows the same published method
-    from nqcsp.completion import random_completion as shared_random_completion  # type: ignore[import-not-found]
-except ImportError:
-    shared_random_completion = None
-
 BRUTE_FORCE_MAX_N = 12
 
 
@@ -93,52 +88,11 @@ def expected_status(n: int, queens: list[Cell] | tuple[Cell, ...]) -> str | None
 
 # ---------------------------------------------------------------- completion instances (CSPLib prob079)
 
-def fallback_random_completion(n: int, m: int, seed: int) -> list[Cell]:
-    """m non-attacking queens placed at random, the prob079 way: a random free row and a random free
-    column, kept when both diagonals are free too, until m queens stand.
-
-    When no free row and column with free diagonals is left before m queens stand, the attempt restarts
-    with the generator's next draws, so every seed gives an instance. The exact check after each miss
-    consumes no random draws, so the instances depend on the seed only.
-    """
-    if not 0 <= m <= n:
-        raise ValueError(f"m must be in 0..n, got m = {m} for n = {n}")
-    rng = random.Random(seed)
-    for _attempt in range(1000):
-        placed = _one_completion_attempt(n, m, rng)
-        if placed is not None:
-            return sorted(placed)
-    raise ValueError(f"could not place {m} non-attacking queens on {n} x {n} in 1000 attempts")
-
-
-def _one_completion_attempt(n: int, m: int, rng: random.Random) -> list[Cell] | None:
-    free_rows, free_cols = list(range(n)), list(range(n))
-    diagonals: set[int] = set()
-    anti: set[int] = set()
-    placed: list[Cell] = []
-    while len(placed) < m:
-        ri, ci = rng.randrange(len(free_rows)), rng.randrange(len(free_cols))
-        r, c = free_rows[ri], free_cols[ci]
-        if r + c in diagonals or r - c in anti:
-            if not any(rr + cc not in diagonals and rr - cc not in anti
-                       for rr in free_rows for cc in free_cols):
-                return None
-            continue
-        placed.append((r, c))
-        diagonals.add(r + c)
-        anti.add(r - c)
-        free_rows[ri] = free_rows[-1]
-        free_rows.pop()
-        free_cols[ci] = free_cols[-1]
-        free_cols.pop()
-    return placed
-
-
 def random_completion(n: int, m: int, seed: int) -> tuple[list[Cell], str]:
-    """The instance and the name of the generator that made it (results from the two are not comparable)."""
-    if shared_random_completion is not None:
-        return [tuple(cell) for cell in shared_random_completion(n, m, seed)], "nqcsp.completion"
-    return fallback_random_completion(n, m, seed), "benchmarks.instances (fallback)"
+    """The instance and the name of the generator that made it, recorded with every result."""
+    from nqcsp.completion import random_completion as generate
+
+    return [tuple(cell) for cell in generate(n, m, seed)], "nqcsp.completion"
 
 
 # ---------------------------------------------------------------- families

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from nqcsp.cli.common import EXIT_OK, UsageError, board_size_arg
+from nqcsp.cli.common import EXIT_OK, UsageError, board_size_arg, positive_int_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("last", type=board_size_arg, metavar="M", nargs="?")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--cells", action="store_true", help="with --format json: every cell's verdict")
-    parser.add_argument("--jobs", type=int, default=None, metavar="K",
+    parser.add_argument("--jobs", type=positive_int_arg, default=None, metavar="K",
                         help="worker processes (default: one per core)")
     parser.add_argument("--seed", type=int, default=0, metavar="K")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -35,8 +35,6 @@ def run(args: argparse.Namespace) -> int:
     last = args.first if args.last is None else args.last
     if last < args.first:
         raise UsageError(f"M must be >= N, got N = {args.first}, M = {last}")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"--jobs must be >= 1, got {args.jobs}")
     sizes = range(args.first, last + 1)
     total = sum(len(canonical_cells(n)) for n in sizes)
     with tqdm(total=total, unit="cell", disable=args.no_progress, file=sys.stderr) as bar, \

@@ -6,17 +6,7 @@ import argparse
 import itertools
 import sys
 
-from nqcsp.cli.common import EXIT_OK, board_size_arg, queen_arg
-
-
-def positive_int_arg(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
+from nqcsp.cli.common import EXIT_OK, board_size_arg, positive_int_arg, queen_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:

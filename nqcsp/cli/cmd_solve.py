@@ -16,6 +16,7 @@ from nqcsp.cli.common import (
     UsageError,
     board_size_arg,
     positive_float_arg,
+    positive_int_arg,
     queen_arg,
     read_input,
 )
@@ -36,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--batch", metavar="FILE",
                         help="many problems, JSON lines {\"n\": N, \"queens\": [[r, c], ...]} in, "
                              "JSON lines out ('-' for stdin)")
-    parser.add_argument("--jobs", type=int, default=1, metavar="K", help="parallel processes for --batch")
+    parser.add_argument("--jobs", type=positive_int_arg, default=1, metavar="K",
+                        help="parallel processes for --batch")
     parser.set_defaults(run=run)
 
 
@@ -113,8 +115,6 @@ def run_batch(args: argparse.Namespace) -> int:
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
-    if args.jobs < 1:
-        raise UsageError(f"--jobs must be >= 1, got {args.jobs}")
     lines = [line for line in read_input(args.batch).splitlines() if line.strip()]
     work = partial(solve_record, defaults={"solver": args.solver, "time_limit": args.time_limit,
                                            "seed": args.seed})

@@ -36,14 +36,22 @@ def queen_arg(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"a queen is ROW,COL with integers, got {text!r}") from None
 
 
-def board_size_arg(text: str) -> int:
+def _whole_number_arg(text: str, what: str, lowest: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"N must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"N must be >= 0, got {value}")
+        raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {text!r}") from None
+    if value < lowest:
+        raise argparse.ArgumentTypeError(f"{what} must be >= {lowest}, got {value}")
     return value
+
+
+def board_size_arg(text: str) -> int:
+    return _whole_number_arg(text, "N", 0)
+
+
+def positive_int_arg(text: str) -> int:
+    return _whole_number_arg(text, "the value", 1)
 
 
 def positive_float_arg(text: str) -> float:
