@@ -6,7 +6,8 @@ from naive import naive_count, naive_has_solution, naive_is_solution, naive_solu
 
 from nqcsp import InternalSolverError, Problem, Status, solve, verify
 from nqcsp.solvers import cpsat
-from nqcsp.solvers.cpsat import CpSatSolver, construction_hint, count_solutions, enumerate_solutions
+from nqcsp.solvers.construct import permutation_near
+from nqcsp.solvers.cpsat import CpSatSolver, count_solutions, enumerate_solutions
 
 pytest.importorskip("ortools")
 
@@ -96,7 +97,7 @@ def test_enumeration_stops_at_the_limit_and_handles_trivial_problems():
 def test_construction_hint_is_a_permutation_holding_the_mandatory_queens():
     for n in (1, 2, 3, 4, 9, 50):
         for queens in ([], [(0, n // 3)], [(n - 1, 0), (0, n - 1)] if n > 3 else []):
-            hint = construction_hint(Problem(n, queens))
+            hint = permutation_near(Problem(n, queens))
             assert sorted(hint.tolist()) == list(range(n))
             assert all(hint[row] == col for row, col in queens)
 

@@ -96,6 +96,23 @@ def transform(base: np.ndarray, symmetry: tuple[bool, bool, bool]) -> np.ndarray
     return image
 
 
+def permutation_near(problem: Problem) -> np.ndarray:
+    """A permutation holding every mandatory queen and close to a solution: a hint for complete backends.
+
+    The closed-form solution (the identity for n = 2, 3), then for each mandatory queen (r, c) rows r and
+    "the row holding c" swap columns; only the few queens moved can attack each other. Never trusted.
+    """
+    n = problem.n
+    cols = closed_form(n).astype(np.int64) if n == 1 or n >= 4 else np.arange(n, dtype=np.int64)
+    row_of_col = np.empty(n, dtype=np.int64)
+    row_of_col[cols] = np.arange(n)
+    for row, col in problem.queens:
+        other_row, other_col = row_of_col[col], cols[row]
+        cols[row], cols[other_row] = col, other_col
+        row_of_col[col], row_of_col[other_col] = row, other_row
+    return cols
+
+
 class ConstructSolver:
     name = "construct"
     complete = False

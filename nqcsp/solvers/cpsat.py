@@ -30,6 +30,7 @@ import numpy as np
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
 from nqcsp.solvers.base import Stopwatch, reject_options
+from nqcsp.solvers.construct import permutation_near
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -159,25 +160,6 @@ def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int |
     return solver
 
 
-def construction_hint(problem: Problem) -> np.ndarray:
-    """A permutation close to a solution that holds every mandatory queen (a hint, never trusted).
-
-    The closed-form solution, then for each mandatory queen (r, c) the rows r and "the row holding c"
-    swap columns; only the few queens moved can attack each other.
-    """
-    from nqcsp.solvers.construct import closed_form
-
-    n = problem.n
-    cols = closed_form(n).astype(np.int64) if n == 1 or n >= 4 else np.arange(n, dtype=np.int64)
-    where = np.empty(n, dtype=np.int64)
-    where[cols] = np.arange(n)
-    for row, col in problem.queens:
-        other = where[col]
-        cols[other], cols[row] = cols[row], col
-        where[cols[other]], where[col] = other, row
-    return cols
-
-
 def build_alldiff(problem: Problem, config: dict[str, Any]) -> tuple[cp_model.CpModel, list[Any]]:
     from ortools.sat.python import cp_model
 
@@ -202,7 +184,7 @@ def build_alldiff(problem: Problem, config: dict[str, Any]) -> tuple[cp_model.Cp
         value = cp_model.SELECT_MEDIAN_VALUE if median else cp_model.SELECT_MIN_VALUE
         model.add_decision_strategy([q[r] for r in middle_out], cp_model.CHOOSE_MIN_DOMAIN_SIZE, value)
     if config["hint"] == "construct":
-        for var, col in zip(q, construction_hint(problem).tolist(), strict=True):
+        for var, col in zip(q, permutation_near(problem).tolist(), strict=True):
             model.add_hint(var, col)
     return model, q
 
@@ -235,7 +217,7 @@ def build_boolean(problem: Problem, config: dict[str, Any]) -> cp_model.CpModel:
         parts.append(_literals_text("at_most_one", np.diagonal(anti, offset)))
     if config["hint"] == "construct":
         values = np.zeros((n, n), dtype=np.int8)
-        values[np.arange(n), construction_hint(problem)] = 1
+        values[np.arange(n), permutation_near(problem)] = 1
         parts.append(f"solution_hint {{ vars: [{','.join(map(str, range(n * n)))}] "
                      f"values: [{','.join(map(str, values.reshape(-1).tolist()))}] }}")
     model.proto.merge_text_format("\n".join(parts))

@@ -31,6 +31,7 @@ from nqcsp.cnf import NATIVE, Formula, check_encoding, clauses_dimacs, encode
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
 from nqcsp.solvers.base import Stopwatch, reject_options
+from nqcsp.solvers.construct import permutation_near
 
 SEARCH_SOLVER = "minicard"
 SEARCH_ENCODING = NATIVE
@@ -157,21 +158,6 @@ def queens_of_model(model: Sequence[int], n: int) -> np.ndarray:
     return cols
 
 
-def hint_placement(problem: Problem) -> np.ndarray:
-    """A permutation close to a solution: the closed form with each mandatory queen swapped into place."""
-    from nqcsp.solvers.construct import closed_form
-
-    n = problem.n
-    cols = closed_form(n).astype(np.int64) if n == 1 or n >= 4 else np.arange(n, dtype=np.int64)
-    row_of_col = np.empty(n, dtype=np.int64)
-    row_of_col[cols] = np.arange(n)
-    for row, col in problem.queens:
-        other_row, other_col = row_of_col[col], cols[row]
-        cols[row], cols[other_row] = col, other_col
-        row_of_col[col], row_of_col[other_col] = row, other_row
-    return cols
-
-
 def attacked_rows(cols: np.ndarray) -> np.ndarray:
     """Rows whose queen shares a diagonal with another queen of the permutation ``cols``."""
     n = len(cols)
@@ -226,7 +212,7 @@ def repair_hint(problem: Problem, solver: Any, clock: Stopwatch, seed: int | Non
     Answers True when a solution was found, None otherwise (a failure under assumptions proves nothing).
     """
     n = problem.n
-    cols = hint_placement(problem)
+    cols = permutation_near(problem)
     rng = np.random.default_rng(seed)
     attacked = attacked_rows(cols)
     keep_rows = np.ones(n, dtype=bool)
