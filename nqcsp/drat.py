@@ -86,3 +86,17 @@ def check_drat(clauses: Sequence[Sequence[int]], proof: str | bytes | Iterable[s
         lemma = " ".join(str(dratify.to_dimacs(lit)) for lit in result.failed_clause)
         reason = f"{reason} (step {result.failed_step}: {lemma} 0)"
     return DratVerdict(False, reason, stats)
+
+
+def recheck_drat(problem: Any, certificate: Any, limits: Any) -> tuple[str, ...]:
+    """Re-check a ``drat`` certificate's proof against its CNF; the checker's name when it is valid."""
+    from nqcsp.cnf import parse_dimacs
+
+    cnf, proof = certificate.details.get("cnf"), certificate.details.get("proof")
+    if not isinstance(cnf, (bytes, str)) or not isinstance(proof, (bytes, str)):
+        return ()
+    try:
+        num_vars, clauses = parse_dimacs(cnf.decode("ascii") if isinstance(cnf, bytes) else cnf)
+    except (ValueError, UnicodeDecodeError):
+        return ()
+    return (CHECKER,) if check_drat(clauses, proof, num_vars).ok else ()

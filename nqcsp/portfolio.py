@@ -1,12 +1,14 @@
 """``solver="auto"``: the guaranteed path.
 
-1. Trivial cases and attack certificates (in ``nqcsp.api``, before any backend).
+1. Trivial cases (in ``nqcsp.api``): attacking mandatory queens, an empty free line, n = 0.
 2. ``construct``: O(n), answers most problems with no or one mandatory queen at once.
 3. Local search (``qs4``) with a budget scaled to n, where it is the fastest way to a witness.
-4. A complete backend decides. Its UNSAT is accepted only when a second method checked it: a DRAT proof
-   checked by an independent checker, or a second complete backend that agrees. A disagreement raises.
+4. Complete backends decide, chosen by capability from the registry (complete, installed, able to take a
+   residual board of this size). An UNSAT counts only when its certificate was re-checked by
+   ``nqcsp.certify`` (a DRAT proof of the reference statement), or when a second complete backend that
+   the portfolio ran itself agrees. A SAT after an UNSAT raises: one of the two backends has a bug.
 
-``time_limit`` covers all stages; UNKNOWN is answered only when it runs out.
+Every stage runs against the call's one ``Limits``; UNKNOWN is answered only when they run out.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from nqcsp.api import checked
+from nqcsp.contract import run_backend
+from nqcsp.limits import Limits, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
-from nqcsp.solvers import get_solver, is_installed
-from nqcsp.solvers.base import Stopwatch, reject_options
+from nqcsp.solvers import is_installed, options_for, specs
+from nqcsp.solvers.base import REASON, STAGE
+
+AGREEMENT = "agreement"
 
 
 @dataclass(frozen=True)
@@ -33,8 +38,8 @@ class Policy:
     # Seconds of local search before a complete backend takes over: a base plus a per-queen share.
     local_search_base_s: float = 0.2
     local_search_per_queen_s: float = 2e-6
-    # The exhaustive bitboard search answers first on boards up to this size.
-    backtrack_up_to: int = 20
+    # Complete backends in the order asked; the first answers, the next confirm an UNSAT claim.
+    complete_order: tuple[str, ...] = ("backtrack", "sat", "cpsat")
     # CP-SAT's fastest first solutions come from the Boolean grid (benchmarks/results/cpsat.md).
     backend_options: dict[str, dict[str, Any]] = field(
         default_factory=lambda: {"cpsat": {"model": "boolean"}})
@@ -43,108 +48,99 @@ class Policy:
 POLICY = Policy()
 
 
+def free_rows(problem: Problem) -> int:
+    return problem.n - len({row for row, _ in problem.queens})
+
+
 def complete_backends(problem: Problem, policy: Policy = POLICY) -> list[str]:
-    """Complete backends in the order they are asked; the first answers, the next confirm an UNSAT."""
-    small = problem.n <= policy.backtrack_up_to
-    order = ["backtrack", "sat", "cpsat"] if small else ["sat", "cpsat", "backtrack"]
-    # The bitboard search holds a row in 64 bits.
-    return [name for name in order if is_installed(name) and not (name == "backtrack" and problem.n > 64)]
+    """Installed complete backends that take this residual board, in the policy's order."""
+    facts = {s.name: s for s in specs()}
+    ordered = [name for name in policy.complete_order if name in facts]
+    ordered += [s.name for s in specs() if s.complete and s.name not in ordered]
+    free = free_rows(problem)
+    return [name for name in ordered
+            if facts[name].complete and facts[name].takes(free) and is_installed(name)]
 
 
 def local_search_budget(problem: Problem, policy: Policy = POLICY) -> float | None:
     """Seconds for local search, or None to skip it."""
-    free_rows = problem.n - len({row for row, _ in problem.queens})
-    if (problem.n < policy.local_search_from_n or free_rows < policy.local_search_min_free_rows
+    if (problem.n < policy.local_search_from_n or free_rows(problem) < policy.local_search_min_free_rows
             or not is_installed(policy.local_search)):
         return None
     return policy.local_search_base_s + policy.local_search_per_queen_s * problem.n
 
 
-def solve_auto(problem: Problem, *, time_limit: float | None, seed: int | None, **options: Any) -> Result:
-    reject_options("auto", options)
-    clock = Stopwatch(time_limit)
+def solve_auto(problem: Problem, limits: Limits, seed: int | None, policy: Policy = POLICY) -> Result:
     stages: list[dict[str, Any]] = []
 
-    def run(name: str, limit: float | None) -> Result:
-        backend = get_solver(name)
-        started = clock.elapsed()
-        options = POLICY.backend_options.get(name, {})
-        result = checked(backend.solve(problem, time_limit=limit, seed=seed, **options), backend.complete)
+    def run(name: str, stage_limits: Limits) -> Result:
+        options = options_for(name, policy.backend_options.get(name, {}))
+        result = run_backend(name, problem, stage_limits, seed, options)
         stages.append({"solver": name, "status": result.status.value,
-                       "seconds": round(clock.elapsed() - started, 6)})
+                       "seconds": round(float(result.stats.get("solve_s", 0.0)), 6),
+                       **({REASON: result.stats[REASON]} if REASON in result.stats else {})})
         return result
 
     def finish(result: Result) -> Result:
         result.stats["stages"] = stages
         return result
 
-    result = run("construct", clock.remaining())
+    result = run("construct", limits)
     if result.status is Status.SAT:
         return finish(result)
 
-    budget = local_search_budget(problem)
+    order = complete_backends(problem, policy)
+    budget = local_search_budget(problem, policy)
     if budget is not None:
-        remaining = clock.remaining()
-        if remaining is not None and not complete_backends(problem):
-            budget = remaining
-        elif remaining is not None:
-            budget = min(budget, remaining)
-        result = run(POLICY.local_search, budget)
+        result = run(policy.local_search, limits if not order else limits.within(budget))
         if result.status is Status.SAT:
             return finish(result)
 
-    order = complete_backends(problem)
-    if not order:
-        raise ImportError("solver 'auto' needs a complete backend (backtrack, sat or cpsat) installed")
-    decided: Result | None = None
-    agreeing: list[Result] = []
+    claims: list[Result] = []
     for name in order:
-        if clock.expired():
+        if limits.expired():
             break
-        result = run(name, clock.remaining())
+        result = run(name, limits)
         if result.status is Status.UNKNOWN:
             continue
         if result.status is Status.SAT:
-            if agreeing:
-                raise InternalSolverError(_disagreement(problem, agreeing, result))
+            if claims:
+                raise InternalSolverError(_disagreement(problem, claims, result))
             return finish(result)
-        agreeing.append(result)
         if result.certificate is not None and result.certificate.checked:
-            decided = result
-            break
-        if len(agreeing) >= 2:
-            decided = result
-            break
-    if decided is None:
-        unknown = Result(problem, Status.UNKNOWN, "auto",
-                         stats={"reason": _why_undecided(clock, agreeing), "solve_s": clock.elapsed()})
-        return finish(unknown)
-    return finish(_certified_unsat(problem, agreeing))
+            return finish(result)
+        claims.append(result)
+        if len(claims) >= 2:
+            return finish(_agreement(problem, claims))
+    reason = _why_undecided(limits, claims, order)
+    return finish(Result(problem, Status.UNKNOWN, "auto",
+                         stats={REASON: reason, STAGE: "search" if not claims else "confirm"}))
 
 
-def _certified_unsat(problem: Problem, agreeing: list[Result]) -> Result:
-    last = agreeing[-1]
-    if len(agreeing) == 1:
-        return last
+def _agreement(problem: Problem, claims: list[Result]) -> Result:
+    """Two complete backends that the portfolio ran both claim UNSAT: each claim is the other's check."""
     certificate = Certificate(
-        "agreement",
-        checked_by=tuple(r.solver for r in agreeing),
-        details={r.solver: r.certificate.to_json() for r in agreeing if r.certificate is not None},
+        AGREEMENT,
+        checked_by=tuple(r.solver for r in claims),
+        details={"claims": [{"solver": r.solver, "kind": r.certificate.kind if r.certificate else None,
+                             **(r.certificate.details if r.certificate else {})} for r in claims]},
     )
-    return Result(problem, Status.UNSAT, "+".join(r.solver for r in agreeing), certificate=certificate,
-                  stats=dict(last.stats))
+    return Result(problem, Status.UNSAT, "+".join(r.solver for r in claims), certificate=certificate,
+                  stats=dict(claims[-1].stats))
 
 
 def _disagreement(problem: Problem, unsat: list[Result], sat: Result) -> str:
     names = ", ".join(r.solver for r in unsat)
-    return (f"backends disagree on {problem}: {names} answered UNSAT but {sat.solver} found a verified "
+    return (f"backends disagree on {problem}: {names} answered UNSAT but {sat.solver} found a "
             f"solution {sat.queens.tolist() if sat.queens is not None and problem.n <= 64 else ''}")
 
 
-def _why_undecided(clock: Stopwatch, agreeing: list[Result]) -> str:
-    if agreeing:
-        return (f"time limit: {agreeing[0].solver} answered UNSAT but no second method confirmed it "
-                f"within {clock.time_limit} s")
-    if clock.expired():
-        return f"time limit of {clock.time_limit} s ran out"
+def _why_undecided(limits: Limits, claims: list[Result], order: list[str]) -> str:
+    if not order:
+        return "no complete backend is installed that takes this board"
+    if claims:
+        return (f"{claims[0].solver} answered UNSAT but no second method confirmed it"
+                + (f" ({time_limit_reason('confirm', limits.time_limit)})" if limits.expired() else ""))
+    if limits.expired():
+        return time_limit_reason("search", limits.time_limit)
     return "every complete backend gave up"

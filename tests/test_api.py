@@ -78,7 +78,7 @@ class _LyingSolver:
     def __init__(self, name, status, queens=None):
         self.name, self.status, self.queens = name, status, queens
 
-    def solve(self, problem, *, time_limit=None, seed=None):
+    def solve(self, problem, *, limits, seed=None, **options):
         from nqcsp.result import queens_array
         queens = None if self.queens is None else queens_array(self.queens, problem.n)
         return Result(problem, self.status, self.name, queens=queens)

@@ -8,6 +8,7 @@ from naive import naive_count, naive_has_solution, naive_is_solution, naive_solu
 import nqcsp
 from nqcsp import Problem, Status, count, solutions, solve
 from nqcsp.counting import subproblems
+from nqcsp.limits import Limits
 from nqcsp.solvers.backtrack import BacktrackSolver
 
 A000170 = [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596]
@@ -150,14 +151,14 @@ def test_backend_random_mandatory_queens_agree_with_naive():
 
 
 def test_backend_gives_up_when_wider_than_the_bitboard_and_rejects_options():
-    assert BacktrackSolver().solve(Problem(65)).status is Status.UNKNOWN
+    assert BacktrackSolver().solve(Problem(65), limits=Limits.unlimited()).status is Status.UNKNOWN
     with pytest.raises(TypeError, match="bogus"):
         solve(8, solver="backtrack", bogus=1)
 
 
 def test_backend_time_limit_gives_unknown():
     # The limit runs out before the first chunk of nodes: the backend must say UNKNOWN, not guess.
-    result = BacktrackSolver().solve(Problem(44, [(0, 1), (1, 3), (2, 0)]), time_limit=1e-6)
+    result = BacktrackSolver().solve(Problem(44, [(0, 1), (1, 3), (2, 0)]), limits=Limits.start(1e-6))
     assert result.status is Status.UNKNOWN and result.stats["reason"] == "time limit"
 
 

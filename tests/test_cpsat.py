@@ -5,7 +5,8 @@ import pytest
 from naive import naive_count, naive_has_solution, naive_is_solution, naive_solutions
 
 from nqcsp import InternalSolverError, Problem, Status, solve, verify
-from nqcsp.solvers import cpsat
+from nqcsp.limits import Limits
+from nqcsp.solvers import cpsat, options_for
 from nqcsp.solvers.construct import permutation_near
 from nqcsp.solvers.cpsat import CpSatSolver, count_solutions, enumerate_solutions
 
@@ -53,7 +54,7 @@ def test_attacking_mandatory_queens_are_unsat_in_the_api_and_in_the_backend(mode
     problem = Problem(8, queens)
     assert problem.attack is not None and naive_count(8, queens) == 0
     assert solve(problem, solver="cpsat", model=model).certificate.kind == "attack"
-    direct = CpSatSolver().solve(problem, model=model)
+    direct = CpSatSolver().solve(problem, limits=Limits.unlimited(), **options_for("cpsat", {"model": model}))
     assert direct.status is Status.UNSAT and direct.certificate.kind == "cpsat-infeasible"
 
 
@@ -153,7 +154,7 @@ def test_an_invalid_model_raises_instead_of_answering(monkeypatch):
 
     monkeypatch.setattr(cpsat, "build", broken_model)
     with pytest.raises(InternalSolverError, match="rejected"):
-        CpSatSolver().solve(Problem(8))
+        CpSatSolver().solve(Problem(8), limits=Limits.unlimited(), **options_for("cpsat", {}))
 
 
 def test_importing_nqcsp_does_not_import_ortools():

@@ -11,6 +11,7 @@ import nqcsp
 from nqcsp import InternalSolverError, Problem, Result, Status, solve, solve_n_queens
 from nqcsp.blockades import canonical_cells, orbit, sweep
 from nqcsp.completion import random_completion
+from nqcsp.limits import Limits
 from nqcsp.problem import find_attack
 
 
@@ -75,7 +76,7 @@ class _Liar:
     name = "liar"
     complete = True
 
-    def solve(self, problem, *, time_limit=None, seed=None, **options):
+    def solve(self, problem, *, limits, seed=None, **options):
         return Result(problem, Status.UNSAT, self.name, certificate=nqcsp.Certificate("exhaustive"))
 
 
@@ -85,7 +86,8 @@ def solvable_beyond_construct(n):
 
     for cell in itertools.product(range(n), repeat=2):
         problem = Problem(n, [cell])
-        if ConstructSolver().solve(problem).status is Status.UNKNOWN and naive_has_solution(n, [cell]):
+        unknown = ConstructSolver().solve(problem, limits=Limits.unlimited()).status is Status.UNKNOWN
+        if unknown and naive_has_solution(n, [cell]):
             return problem
     raise AssertionError(f"construct covers every open cell of n = {n}")
 
@@ -110,7 +112,7 @@ def test_portfolio_raises_on_an_invalid_solution(monkeypatch):
     class BadBoard:
         name, complete = "badboard", True
 
-        def solve(self, problem, *, time_limit=None, seed=None, **options):
+        def solve(self, problem, *, limits, seed=None, **options):
             return Result(problem, Status.SAT, self.name, queens=queens_array(range(problem.n), problem.n))
 
     from nqcsp import portfolio

@@ -1,12 +1,99 @@
-"""The one registry of backends. Modules are imported only when a backend is used."""
+"""The one registry of backends and the one place their facts are written.
+
+Each ``BackendSpec`` says where the backend lives (imported only when used), whether it is complete, what
+boards it takes, its options (the declarative ``Option`` vocabulary of ``solvers.base``), and one line of
+description. The portfolio chooses by these facts; the CLI, README tables and benchmarks read them here.
+Adding a backend: see "Adding a backend" in the README.
+"""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from nqcsp.solvers.base import Solver
+from nqcsp.solvers.base import Option, Solver, resolve_options
+
+_BIG = 2**62  # the largest integer option value: every count fits numba's int64 state
+
+
+def _lazy_check(module: str, function: str) -> Any:
+    """A value check that lives in a backend module, imported only when the option is given."""
+
+    def check(value: Any) -> Any:
+        return getattr(importlib.import_module(module), function)(value)
+
+    return check
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    name: str
+    module: str
+    cls: str
+    complete: bool
+    requires: tuple[str, ...]
+    description: str
+    options: tuple[Option, ...] = ()
+    # The largest residual board (free rows) the backend can search; None: no limit of its own.
+    max_free: int | None = None
+
+    def takes(self, free_rows: int) -> bool:
+        return self.max_free is None or free_rows <= self.max_free
+
+
+_LOCAL_SEARCH_OPTIONS = (
+    Option("max_restarts", None, "int", "attempts after the first (default: by n)", low=0, high=_BIG),
+    Option("tail", None, "int", "queens placed at random after the greedy start (default: by n)",
+           low=0, high=_BIG),
+)
+
+_SPECS: tuple[BackendSpec, ...] = (
+    BackendSpec("construct", "nqcsp.solvers.construct", "ConstructSolver", False, ("numpy",),
+                "explicit O(n) construction, its 8 symmetries and (gcd(n, 6) = 1) the shifts of 2r + s"),
+    BackendSpec("qs4", "nqcsp.solvers.localsearch", "Qs4Solver", False, ("numba",),
+                "Sosic & Gu QS4 local search: greedy permutation start, collision-lowering swaps",
+                (*_LOCAL_SEARCH_OPTIONS,
+                 Option("max_failed_swaps", None, "int", "refused swaps before a restart (default: by n)",
+                        low=0, high=_BIG))),
+    BackendSpec("minconflicts", "nqcsp.solvers.localsearch", "MinConflictsSolver", False, ("numba",),
+                "Minton's min-conflicts from a greedy start, restarts on stagnation",
+                (*_LOCAL_SEARCH_OPTIONS,
+                 Option("stall_steps", 100, "int", "steps without improvement before a restart",
+                        low=0, high=_BIG))),
+    BackendSpec("backtrack", "nqcsp.solvers.backtrack", "BacktrackSolver", True, ("numba",),
+                "bitboard DFS on the residual board, most constrained row first; exhaustive proofs",
+                max_free=64),
+    BackendSpec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
+                "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration",
+                (Option("model", "alldiff", "choice", "CP model", choices=("alldiff", "boolean")),
+                 Option("workers", 1, "int", "CP-SAT search workers", low=1, high=256),
+                 Option("presolve", False, "bool", "CP-SAT presolve"),
+                 Option("symmetry_level", 0, "int", "CP-SAT symmetry detection", low=0, high=4),
+                 Option("inprocessing", False, "bool", "CP-SAT inprocessing"),
+                 Option("linearization_level", 0, "int", "CP-SAT LP relaxation", low=0, high=2),
+                 Option("search", "auto", "choice", "variable order of model='alldiff'",
+                        choices=("auto", "min-domain-median", "min-domain-min")),
+                 Option("hint", "construct", "choice", "solution hint", choices=(None, "construct")),
+                 Option("expand_alldiff", True, "bool", "expand AllDifferent into at-most-ones"),
+                 Option("parameters", None, "custom", "any CP-SAT parameter by name (semantics kept)",
+                        check=_lazy_check("nqcsp.solvers.cpsat", "check_parameters")),
+                 Option("log", False, "bool", "CP-SAT search log on stdout"))),
+    BackendSpec("sat", "nqcsp.solvers.sat", "SatSolver", True, ("pysat", "dratify"),
+                "CNF of the residual board, PySAT solver and encoding by option; DRAT proof on UNSAT",
+                (Option("encoding", None, "custom", "cardinality encoding (default: by phase)",
+                        check=_lazy_check("nqcsp.cnf", "check_encoding")),
+                 Option("sat_solver", None, "custom", "PySAT solver name (default: by phase)",
+                        check=_lazy_check("nqcsp.solvers.sat", "canonical_solver_name")),
+                 Option("proof", "auto", "choice", "'auto': prove an UNSAT; True: prove only; False: never",
+                        choices=("auto", True, False)),
+                 Option("hint", True, "bool", "guide the search by the construction"))),
+)
+
+_BY_NAME = {spec.name: spec for spec in _SPECS}
+_instances: dict[str, Solver] = {}
 
 
 @dataclass(frozen=True)
@@ -15,67 +102,55 @@ class SolverInfo:
     complete: bool
     installed: bool
     description: str
+    options: tuple[str, ...] = ()
+    max_free: int | None = None
 
 
-@dataclass(frozen=True)
-class _Spec:
-    name: str
-    module: str
-    cls: str
-    complete: bool
-    requires: tuple[str, ...]
-    description: str
+def specs() -> tuple[BackendSpec, ...]:
+    return _SPECS
 
 
-# One line per backend. ``requires`` are the import names of its optional dependencies.
-_SPECS: tuple[_Spec, ...] = (
-    _Spec("construct", "nqcsp.solvers.construct", "ConstructSolver", False, ("numpy",),
-          "explicit O(n) construction, its 8 symmetries and (gcd(n, 6) = 1) the shifts of 2r + s"),
-    _Spec("qs4", "nqcsp.solvers.localsearch", "Qs4Solver", False, ("numba",),
-          "Sosic & Gu QS4 local search: greedy permutation start, collision-lowering swaps"),
-    _Spec("minconflicts", "nqcsp.solvers.localsearch", "MinConflictsSolver", False, ("numba",),
-          "Minton's min-conflicts from a greedy start, restarts on stagnation"),
-    _Spec("backtrack", "nqcsp.solvers.backtrack", "BacktrackSolver", True, ("numba",),
-          "bitboard DFS, most constrained row first; exhaustive proofs for small n (n <= 64)"),
-    _Spec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
-          "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration"),
-    _Spec("sat", "nqcsp.solvers.sat", "SatSolver", True, ("pysat", "dratify"),
-          "CNF on the n x n grid, PySAT solver and encoding by option; DRAT proof checked on UNSAT"),
-)
-
-_BY_NAME = {spec.name: spec for spec in _SPECS}
-_instances: dict[str, Solver] = {}
+def spec(name: object) -> BackendSpec:
+    """The facts of backend ``name``; TypeError/ValueError for a bad name."""
+    if not isinstance(name, str):
+        raise TypeError(f"solver must be a name (str), got {name!r}")
+    found = _BY_NAME.get(name)
+    if found is None:
+        raise ValueError(f"unknown solver {name!r}; known: auto, {', '.join(_BY_NAME)}")
+    return found
 
 
-def solver_names() -> tuple[str, ...]:
-    return tuple(_BY_NAME)
-
-
-def _installed(spec: _Spec) -> bool:
-    return all(importlib.util.find_spec(module) is not None for module in spec.requires)
+def _installed(backend: BackendSpec) -> bool:
+    return all(importlib.util.find_spec(module) is not None for module in backend.requires)
 
 
 def available_solvers() -> list[SolverInfo]:
-    """Every registered backend: its name, whether it is complete, whether its dependencies are installed."""
-    return [SolverInfo(s.name, s.complete, _installed(s), s.description) for s in _SPECS]
+    """Every registered backend: name, completeness, whether its dependencies are installed, options."""
+    return [SolverInfo(s.name, s.complete, _installed(s), s.description,
+                       tuple(o.name for o in s.options), s.max_free) for s in _SPECS]
 
 
 def is_installed(name: str) -> bool:
     """Whether ``name`` is a registered backend whose dependencies are importable."""
-    spec = _BY_NAME.get(name)
-    return spec is not None and _installed(spec)
+    found = _BY_NAME.get(name)
+    return found is not None and _installed(found)
+
+
+def complete_names() -> tuple[str, ...]:
+    return tuple(s.name for s in _SPECS if s.complete)
 
 
 def get_solver(name: str) -> Solver:
     """The backend called ``name``; ValueError for an unknown name, ImportError for a missing dependency."""
-    if not isinstance(name, str):
-        raise TypeError(f"solver must be a name (str), got {name!r}")
-    spec = _BY_NAME.get(name)
-    if spec is None:
-        raise ValueError(f"unknown solver {name!r}; known: auto, {', '.join(_BY_NAME)}")
+    backend = spec(name)
     if name not in _instances:
-        if not _installed(spec):
-            raise ImportError(f"solver {name!r} needs {', '.join(spec.requires)}, which is not installed")
-        module = importlib.import_module(spec.module)
-        _instances[name] = getattr(module, spec.cls)()
+        if not _installed(backend):
+            raise ImportError(f"solver {name!r} needs {', '.join(backend.requires)}, which is not installed")
+        module = importlib.import_module(backend.module)
+        _instances[name] = getattr(module, backend.cls)()
     return _instances[name]
+
+
+def options_for(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of backend ``name`` resolved against its schema: defaults filled, values checked."""
+    return resolve_options(name, spec(name).options, options)

@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from nqcsp.counting import MAX_N, allowed_masks
+from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, Result, Status, queens_array
-from nqcsp.solvers.base import Stopwatch, reject_options
+from nqcsp.solvers.base import Clock
 
 _NODES_PER_CHUNK = 1 << 16
 
@@ -27,13 +28,11 @@ def middle_out(n: int) -> np.ndarray:
 
 class BacktrackSolver:
     name = "backtrack"
-    complete = True
 
-    def solve(self, problem: Problem, *, time_limit: float | None = None, seed: int | None = None,
+    def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
         """``seed`` is accepted and unused: the search is deterministic."""
-        reject_options(self.name, options)
-        clock = Stopwatch(time_limit)
+        clock = Clock(limits)
         n = problem.n
         if n > MAX_N:
             return Result(problem, Status.UNKNOWN, self.name,

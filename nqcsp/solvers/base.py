@@ -1,53 +1,134 @@
-"""The Solver protocol every backend implements, and small helpers shared by backends."""
+"""The Solver protocol every backend implements, the one option vocabulary, and the stats vocabulary.
+
+A backend is called only through ``nqcsp.solve`` (or the portfolio), which has already validated the
+problem, answered the trivial cases, resolved the options against the backend's declared ``Option``s
+(defaults filled in, every value checked), and started the ``Limits``. The backend answers a ``Result``;
+``nqcsp.solve`` verifies a SAT answer and re-checks an UNSAT certificate, once, whoever answered.
+"""
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Result
+
+# The stats vocabulary: every backend reports the same names for the same things.
+REASON = "reason"            # why a backend answered UNKNOWN (time_limit_reason(stage) on a deadline)
+STAGE = "stage"              # the stage that ran out of time or memory
+SOLVE_S = "solve_s"          # seconds inside the backend, build included
+BUILD_S = "build_s"          # seconds building a model or formula
+SEARCH_S = "search_s"        # seconds searching
+PROVE_S = "prove_s"          # seconds producing a proof
+CHECK_S = "check_s"          # seconds checking a certificate
+VERIFY_S = "verify_s"        # seconds verifying a solution
+WALL_S = "wall_s"            # seconds of the whole call, set by nqcsp.solve
 
 
 @runtime_checkable
 class Solver(Protocol):
-    """A backend. ``complete`` is True only when it can prove that no solution exists.
+    """A backend.
 
-    An incomplete backend answers SAT or UNKNOWN, never UNSAT. A complete backend answers UNSAT only with a
-    ``Certificate``. Backends need not verify their SAT answers: ``nqcsp.solve`` does, always.
-    Backend-specific keyword options come in ``**options``; unknown ones raise TypeError.
+    An incomplete backend answers SAT or UNKNOWN, never UNSAT. A complete backend answers UNSAT only
+    with a ``Certificate`` carrying its evidence; whether that evidence is checked is decided outside the
+    backend (``nqcsp.certify``). ``options`` are already resolved: every declared option is present.
+    Stages that may be slow or large consult ``limits`` and may raise ``nqcsp.limits.Unfinished``.
+    """
+
+    def solve(self, problem: Problem, *, limits: Limits, seed: int | None, **options: Any) -> Result: ...
+
+
+@dataclass(frozen=True)
+class Option:
+    """One backend option: its default and how a value is checked.
+
+    ``kind`` is "bool", "int" (within ``low``..``high``), "number" (a finite real within the bounds),
+    "choice" (one of ``choices``), "dict" (a dict, or None) or "custom" (``check`` validates and returns
+    the value to use). Every check raises TypeError or ValueError naming the option and the value.
     """
 
     name: str
-    complete: bool
+    default: Any
+    kind: str
+    doc: str = ""
+    choices: tuple[Any, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    check: Callable[[Any], Any] | None = None
 
-    def solve(self, problem: Problem, *, time_limit: float | None, seed: int | None,
-              **options: Any) -> Result: ...
+    def validate(self, value: Any) -> Any:
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise TypeError(f"option {self.name} must be True or False, got {value!r}")
+            return value
+        if self.kind in ("int", "number"):
+            integral = self.kind == "int"
+            wanted = numbers.Integral if integral else numbers.Real
+            if isinstance(value, bool) or not isinstance(value, wanted):
+                what = "an integer" if integral else "a number"
+                raise TypeError(f"option {self.name} must be {what}, got {value!r}")
+            number = int(value) if integral else float(value)
+            if not integral and not math.isfinite(number):
+                raise ValueError(f"option {self.name} must be finite, got {value!r}")
+            if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
+                raise ValueError(f"option {self.name} must be in {_bound(self.low)}..{_bound(self.high)}, "
+                                 f"got {value!r}")
+            return number
+        if self.kind == "choice":
+            if not any(value == choice and type(value) is type(choice) for choice in self.choices):
+                raise ValueError(f"option {self.name} must be one of {', '.join(map(repr, self.choices))}, "
+                                 f"got {value!r}")
+            return value
+        if self.kind == "dict":
+            if value is not None and not isinstance(value, dict):
+                raise TypeError(f"option {self.name} must be a dict, got {value!r}")
+            return value
+        if self.kind == "custom" and self.check is not None:
+            return self.check(value)
+        raise AssertionError(f"option {self.name} has no way to check a value (kind {self.kind!r})")
 
 
-class Stopwatch:
-    """Wall-clock time since creation, and what is left of an optional limit."""
+def _bound(value: float | None) -> str:
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else str(value)
 
-    def __init__(self, time_limit: float | None = None) -> None:
+
+def resolve_options(backend: str, schema: tuple[Option, ...], options: Mapping[str, Any]) -> dict[str, Any]:
+    """Every declared option, from ``options`` or its default, validated; unknown names raise TypeError."""
+    known = {option.name: option for option in schema}
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        takes = f"; it takes {', '.join(known)}" if known else "; it takes none"
+        raise TypeError(f"solver {backend!r} got unknown option(s) {', '.join(unknown)}{takes}")
+    resolved = {}
+    for name, option in known.items():
+        resolved[name] = option.validate(options[name]) if name in options else option.default
+    return resolved
+
+
+class Clock:
+    """A backend's view of the call's deadline: seconds since the backend started, and what is left."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
         self.start = time.perf_counter()
-        self.time_limit = time_limit
+
+    @property
+    def time_limit(self) -> float | None:
+        return self.limits.time_limit
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
     def remaining(self) -> float | None:
-        if self.time_limit is None:
-            return None
-        return max(0.0, self.time_limit - self.elapsed())
+        return self.limits.remaining()
 
     def expired(self) -> bool:
-        remaining = self.remaining()
-        return remaining is not None and remaining <= 0.0
-
-
-def reject_options(name: str, options: dict[str, Any], allowed: tuple[str, ...] = ()) -> None:
-    """Raise TypeError naming any option the backend does not take."""
-    unknown = sorted(set(options) - set(allowed))
-    if unknown:
-        takes = f"; it takes {', '.join(allowed)}" if allowed else "; it takes none"
-        raise TypeError(f"solver {name!r} got unknown option(s) {', '.join(unknown)}{takes}")
+        return self.limits.expired()

@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Result, Status, queens_array
-from nqcsp.solvers.base import Stopwatch, reject_options
+from nqcsp.solvers.base import Clock
 
 # A board symmetry as (transpose, flip rows, flip columns), applied in that order to each (row, col).
 SYMMETRIES: tuple[tuple[bool, bool, bool], ...] = tuple(
@@ -115,12 +116,10 @@ def permutation_near(problem: Problem) -> np.ndarray:
 
 class ConstructSolver:
     name = "construct"
-    complete = False
 
-    def solve(self, problem: Problem, *, time_limit: float | None = None, seed: int | None = None,
+    def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
-        reject_options(self.name, options)
-        clock = Stopwatch(time_limit)
+        clock = Clock(limits)
         n, mandatory = problem.n, problem.queens
         if n in (2, 3):
             return self._unknown(problem, clock, "no closed form for n = 2, 3")
@@ -136,9 +135,9 @@ class ConstructSolver:
                 return self._found(problem, clock, modular(n, shift), f"2r + {shift} mod n")
         return self._unknown(problem, clock, "no symmetry or shift of the construction covers the queens")
 
-    def _found(self, problem: Problem, clock: Stopwatch, cols: np.ndarray, how: str) -> Result:
+    def _found(self, problem: Problem, clock: Clock, cols: np.ndarray, how: str) -> Result:
         return Result(problem, Status.SAT, self.name, queens=queens_array(cols, problem.n),
                       stats={"construction": how, "solve_s": clock.elapsed()})
 
-    def _unknown(self, problem: Problem, clock: Stopwatch, why: str) -> Result:
+    def _unknown(self, problem: Problem, clock: Clock, why: str) -> Result:
         return Result(problem, Status.UNKNOWN, self.name, stats={"reason": why, "solve_s": clock.elapsed()})

@@ -27,38 +27,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
-from nqcsp.solvers.base import Stopwatch, reject_options
+from nqcsp.solvers.base import Clock
 from nqcsp.solvers.construct import permutation_near
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
-MODELS = ("alldiff", "boolean")
-SEARCHES = ("auto", "min-domain-median", "min-domain-min")
-HINTS = (None, "construct")
-OPTIONS = ("model", "workers", "presolve", "symmetry_level", "inprocessing", "linearization_level",
-           "search", "hint", "expand_alldiff", "parameters", "log")
-
-# Chosen from benchmarks/results/cpsat.md (see the module docstring).
-DEFAULTS: dict[str, Any] = {
-    "model": "alldiff", "workers": 1, "presolve": False, "symmetry_level": 0, "inprocessing": False,
-    "linearization_level": 0, "search": "auto", "hint": "construct", "expand_alldiff": True,
-    "parameters": None, "log": False,
-}
-
-
-def _choice(name: str, value: object, allowed: tuple[Any, ...]) -> Any:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-    return value
-
-
-def _bool(name: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _int_in(name: str, value: object, low: int, high: int) -> int:
@@ -70,24 +47,27 @@ def _int_in(name: str, value: object, low: int, high: int) -> int:
 
 
 def resolve_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The defaults overridden by ``options``, every value validated (TypeError/ValueError naming it)."""
-    reject_options("cpsat", options, OPTIONS)
-    config = {**DEFAULTS, **options}
-    _choice("model", config["model"], MODELS)
-    _choice("search", config["search"], SEARCHES)
-    _choice("hint", config["hint"], HINTS)
+    """The registry's schema applied to ``options``, plus the one check across two options."""
+    from nqcsp.solvers import options_for
+
+    config = options_for("cpsat", options)
     if config["model"] == "boolean" and config["search"] != "auto":
         raise ValueError(f"search={config['search']!r} orders the q[r] variables of model='alldiff'; "
                          f"model='boolean' takes search='auto'")
-    config["workers"] = _int_in("workers", config["workers"], 1, 256)
-    config["symmetry_level"] = _int_in("symmetry_level", config["symmetry_level"], 0, 4)
-    config["linearization_level"] = _int_in("linearization_level", config["linearization_level"], 0, 2)
-    for flag in ("presolve", "inprocessing", "expand_alldiff", "log"):
-        config[flag] = _bool(flag, config[flag])
-    parameters = config["parameters"]
-    if parameters is not None and not isinstance(parameters, dict):
-        raise TypeError(f"parameters must be a dict of CP-SAT parameter names to values, got {parameters!r}")
     return config
+
+
+def check_parameters(parameters: object) -> dict[str, Any] | None:
+    """The ``parameters`` option: a dict of CP-SAT parameter names to values, each checked by type."""
+    if parameters is None:
+        return None
+    if not isinstance(parameters, dict):
+        raise TypeError(f"parameters must be a dict of CP-SAT parameter names to values, got {parameters!r}")
+    for name, value in parameters.items():
+        if not isinstance(name, str):
+            raise TypeError(f"CP-SAT parameter names are strings, got {name!r}")
+        _parameter_text(name, value)
+    return dict(parameters)
 
 
 def _parameter_text(name: str, value: object) -> str:
@@ -245,14 +225,13 @@ def _search_stats(solver: cp_model.CpSolver) -> dict[str, Any]:
 
 class CpSatSolver:
     name = "cpsat"
-    complete = True
 
-    def solve(self, problem: Problem, *, time_limit: float | None = None, seed: int | None = None,
+    def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
         from ortools.sat.python import cp_model
 
         config = resolve_options(options)
-        clock = Stopwatch(time_limit)
+        clock = Clock(limits)
         model = build(problem, config)
         build_s = clock.elapsed()
         solver = make_solver(config, time_limit=clock.remaining(), seed=seed)
@@ -268,7 +247,7 @@ class CpSatSolver:
             certificate = Certificate("cpsat-infeasible", (), claim)
             return Result(problem, Status.UNSAT, self.name, certificate=certificate, stats=stats)
         if status == cp_model.UNKNOWN:
-            limited = time_limit is not None and clock.expired()
+            limited = clock.expired()
             stats["reason"] = "time limit reached" if limited else f"CP-SAT stopped: {solver.solution_info()}"
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
         if status == cp_model.MODEL_INVALID:

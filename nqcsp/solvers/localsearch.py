@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.problem import Problem, as_int
+from nqcsp.limits import Limits
+from nqcsp.problem import Problem
 from nqcsp.result import Result, Status, queens_array
-from nqcsp.solvers.base import Stopwatch, reject_options
+from nqcsp.solvers.base import Clock
 
 _DEFAULT_RESTARTS = 10
 # Greedy tries per row before the row is placed anyway (only hit on crowded boards).
@@ -57,27 +58,20 @@ def _seed(seed: int | None) -> int:
     return secrets.randbits(63) if seed is None else seed
 
 
-def _option(options: dict[str, Any], name: str, default: int, lowest: int) -> int:
+def _option(options: dict[str, Any], name: str, default: int) -> int:
+    """A resolved option (already checked by the registry's schema), or its per-n default when None."""
     value = options.get(name)
-    if value is None:
-        return default
-    value = as_int(value, name)
-    if value < lowest:
-        raise ValueError(f"{name} must be >= {lowest}, got {value}")
-    return value
+    return default if value is None else int(value)
 
 
 class _LocalSearch:
     name = ""
-    complete = False
-    option_names: tuple[str, ...] = ()
 
-    def solve(self, problem: Problem, *, time_limit: float | None = None, seed: int | None = None,
+    def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
-        reject_options(self.name, options, self.option_names)
         from nqcsp.solvers._kernels import localsearch as kernels
 
-        clock = Stopwatch(time_limit)
+        clock = Clock(limits)
         seed = _seed(seed)
         n = problem.n
         stats: dict[str, Any] = {"seed": seed}
@@ -90,9 +84,9 @@ class _LocalSearch:
         mandatory = np.array(problem.queens, dtype=np.int64).reshape(-1, 2)
         fixed = np.zeros((n + 7) // 8, dtype=np.uint8)
         np.bitwise_or.at(fixed, mandatory[:, 0] >> 3, (1 << (mandatory[:, 0] & 7)).astype(np.uint8))
-        tail = _option(options, "tail", default_tail(n), 0)
+        tail = _option(options, "tail", default_tail(n))
         state[kernels.GREEDY_END] = n - min(tail, n)
-        state[kernels.MAX_RESTARTS] = _option(options, "max_restarts", default_restarts(n), 0)
+        state[kernels.MAX_RESTARTS] = _option(options, "max_restarts", default_restarts(n))
         state[kernels.SCAN_LIMIT] = _SCAN_LIMIT
         state[kernels.FREE_ROWS] = n - len(mandatory)
         self._configure(state, options, n, tail, kernels)
@@ -124,7 +118,7 @@ def _mandatory_arrays(mandatory: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     return rows, cols, np.sort(cols)
 
 
-def _run_in_chunks(step: Any, state: np.ndarray, kernels: Any, clock: Stopwatch) -> tuple[float, int]:
+def _run_in_chunks(step: Any, state: np.ndarray, kernels: Any, clock: Clock) -> tuple[float, int]:
     """Call ``step(budget)`` until the run ends or the clock runs out; kernel seconds and chunk count.
 
     The first call is a zero-budget warm-up so that compiling or loading the kernel is not timed.
@@ -154,10 +148,9 @@ class Qs4Solver(_LocalSearch):
     """Sosic & Gu's QS4: greedy conflict-free start on a permutation, then collision-lowering swaps."""
 
     name = "qs4"
-    option_names = ("max_restarts", "max_failed_swaps", "tail")
 
     def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
-        state[kernels.MAX_FAILED] = _option(options, "max_failed_swaps", default_failed_swaps(n, tail), 0)
+        state[kernels.MAX_FAILED] = _option(options, "max_failed_swaps", default_failed_swaps(n, tail))
 
     def _stepper(self, kernels: Any, q: np.ndarray, up: np.ndarray, down: np.ndarray, fixed: np.ndarray,
                  mandatory: np.ndarray, state: np.ndarray, rng: np.ndarray) -> Any:
@@ -174,10 +167,9 @@ class MinConflictsSolver(_LocalSearch):
     """Minton et al.'s min-conflicts from a greedy start, restarting when it stagnates."""
 
     name = "minconflicts"
-    option_names = ("max_restarts", "stall_steps", "tail")
 
     def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
-        state[kernels.STALL_LIMIT] = _option(options, "stall_steps", 100, 0)
+        state[kernels.STALL_LIMIT] = _option(options, "stall_steps", 100)
 
     def _stepper(self, kernels: Any, q: np.ndarray, up: np.ndarray, down: np.ndarray, fixed: np.ndarray,
                  mandatory: np.ndarray, state: np.ndarray, rng: np.ndarray) -> Any:

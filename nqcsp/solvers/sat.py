@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 
 from nqcsp.cnf import NATIVE, Formula, check_encoding, clauses_dimacs, encode
+from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
-from nqcsp.solvers.base import Stopwatch, reject_options
+from nqcsp.solvers.base import Clock
 from nqcsp.solvers.construct import permutation_near
 
 SEARCH_SOLVER = "minicard"
@@ -109,7 +110,7 @@ def new_solver(name: str, clauses: list[list[int]], formula: Formula, with_proof
     return solver
 
 
-def run_solver(solver: Any, assumptions: Sequence[int], clock: Stopwatch) -> bool | None:
+def run_solver(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | None:
     """True, False, or None when the time limit ran out first."""
     remaining = clock.remaining()
     if remaining is None:
@@ -129,7 +130,7 @@ def run_solver(solver: Any, assumptions: Sequence[int], clock: Stopwatch) -> boo
         solver.clear_interrupt()
 
 
-def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Stopwatch) -> bool | None:
+def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | None:
     """For solvers that cannot be interrupted (CaDiCaL): growing conflict budgets, the clock between.
 
     A solver without budgets either (Lingeling) runs to the end: the time limit cannot stop it.
@@ -178,7 +179,7 @@ class Outcome:
     certificate: Certificate | None = None
 
 
-def search(problem: Problem, encoding: str, sat_solver: str, hint: bool, clock: Stopwatch,
+def search(problem: Problem, encoding: str, sat_solver: str, hint: bool, clock: Clock,
            seed: int | None) -> Outcome:
     """The search configuration: decide satisfiability, no proof."""
     n = problem.n
@@ -206,7 +207,7 @@ def search(problem: Problem, encoding: str, sat_solver: str, hint: bool, clock: 
     return Outcome(status, queens, stats)
 
 
-def repair_hint(problem: Problem, solver: Any, clock: Stopwatch, seed: int | None) -> tuple[bool | None, int]:
+def repair_hint(problem: Problem, solver: Any, clock: Clock, seed: int | None) -> tuple[bool | None, int]:
     """Solve under the hint's unattacked queens as assumptions, freeing more rows after each failure.
 
     Answers True when a solution was found, None otherwise (a failure under assumptions proves nothing).
@@ -241,7 +242,7 @@ def solver_stats(solver: Any) -> dict[str, Any]:
     return {key: native[key] for key in wanted if key in native}
 
 
-def prove(problem: Problem, encoding: str, sat_solver: str, clock: Stopwatch) -> Outcome:
+def prove(problem: Problem, encoding: str, sat_solver: str, clock: Clock) -> Outcome:
     """The proof configuration: one call of a proof-producing solver; UNSAT only with a checked proof."""
     from nqcsp.drat import check_drat
 
@@ -291,23 +292,12 @@ class SatSolver:
     """
 
     name = "sat"
-    complete = True
-    OPTIONS = ("encoding", "sat_solver", "proof", "hint")
 
-    def solve(self, problem: Problem, *, time_limit: float | None = None, seed: int | None = None,
+    def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
-        reject_options(self.name, options, self.OPTIONS)
-        proof = options.get("proof", "auto")
-        if proof not in ("auto", True, False):
-            raise ValueError(f"proof must be 'auto', True or False, got {proof!r}")
-        hint = options.get("hint", True)
-        if not isinstance(hint, bool):
-            raise TypeError(f"hint must be True or False, got {hint!r}")
-        encoding = options.get("encoding")
-        sat_solver = options.get("sat_solver")
-        encoding = None if encoding is None else check_encoding(encoding)
-        sat_solver = None if sat_solver is None else canonical_solver_name(sat_solver)
-        clock = Stopwatch(time_limit)
+        proof, hint = options["proof"], options["hint"]
+        encoding, sat_solver = options["encoding"], options["sat_solver"]
+        clock = Clock(limits)
 
         if proof is True:
             proof_solver, proof_encoding = self.proof_configuration(encoding, sat_solver, strict=True)
@@ -344,7 +334,7 @@ class SatSolver:
         clausal = encoding if encoding not in (None, NATIVE) else PROOF_ENCODING
         return solver, clausal
 
-    def result(self, problem: Problem, outcome: Outcome, clock: Stopwatch) -> Result:
+    def result(self, problem: Problem, outcome: Outcome, clock: Clock) -> Result:
         stats = dict(outcome.stats)
         stats["total_s"] = clock.elapsed()
         if outcome.status is True:

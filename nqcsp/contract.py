@@ -1,0 +1,70 @@
+"""Running one backend under the protocol. Both ``nqcsp.solve`` and the portfolio call backends only here.
+
+What a backend answers is checked for form (a ``Result`` of this problem, queens a 1-D integer array of
+length n, UNSAT only from a complete backend and only with a certificate, UNKNOWN with a reason); a broken
+form is an ``InternalSolverError`` naming the backend, never "bad input". UNSAT certificates are re-checked
+by ``nqcsp.certify``. SAT answers are verified once, by ``nqcsp.solve``, after this.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from nqcsp.certify import recheck
+from nqcsp.limits import Limits, Unfinished
+from nqcsp.problem import Problem
+from nqcsp.result import InternalSolverError, Result, Status
+from nqcsp.solvers import get_solver, spec
+from nqcsp.solvers.base import REASON, STAGE
+
+
+def unfinished_result(problem: Problem, solver: str, exc: Unfinished, **stats: Any) -> Result:
+    return Result(problem, Status.UNKNOWN, solver, stats={REASON: exc.reason, STAGE: exc.stage, **stats})
+
+
+def run_backend(name: str, problem: Problem, limits: Limits, seed: int | None,
+                options: dict[str, Any]) -> Result:
+    """One backend's answer, its form enforced and its certificate re-checked; UNKNOWN when a stage
+    could not finish within ``limits``. ``options`` are already resolved against the backend's schema."""
+    backend = get_solver(name)
+    started = time.perf_counter()
+    try:
+        result = backend.solve(problem, limits=limits, seed=seed, **options)
+    except Unfinished as exc:
+        return unfinished_result(problem, name, exc, solve_s=time.perf_counter() - started)
+    except MemoryError:
+        return Result(problem, Status.UNKNOWN, name,
+                      stats={REASON: f"memory: {name} ran out of memory (the estimate before it was low)",
+                             STAGE: "search"})
+    return enforce(name, problem, result, limits)
+
+
+def enforce(name: str, problem: Problem, result: object, limits: Limits) -> Result:
+    if not isinstance(result, Result):
+        raise InternalSolverError(f"solver {name!r} answered {type(result).__name__}, not a Result")
+    if result.problem != problem:
+        raise InternalSolverError(f"solver {name!r} answered for {result.problem}, not for {problem}")
+    if result.status is Status.SAT:
+        queens = result.queens
+        if not isinstance(queens, np.ndarray) or queens.ndim != 1 or queens.dtype.kind not in "iu" \
+                or len(queens) != problem.n:
+            raise InternalSolverError(f"solver {name!r} answered SAT without one integer column per row "
+                                      f"(got {type(queens).__name__} {getattr(queens, 'shape', '')})")
+        return result
+    if result.status is Status.UNSAT:
+        if not spec(name).complete:
+            raise InternalSolverError(f"incomplete solver {name!r} answered UNSAT for {problem}")
+        if result.certificate is None:
+            raise InternalSolverError(f"solver {name!r} answered UNSAT without a certificate for {problem}")
+        try:
+            certificate = recheck(problem, result.certificate, limits)
+        except Unfinished as exc:
+            return unfinished_result(problem, name, exc, claim=result.certificate.kind)
+        return Result(problem, Status.UNSAT, result.solver, certificate=certificate, stats=result.stats)
+    if result.status is Status.UNKNOWN:
+        result.stats.setdefault(REASON, "gave up")
+        return result
+    raise InternalSolverError(f"solver {name!r} answered the status {result.status!r}")

@@ -1,0 +1,102 @@
+"""The residual board: what is left to decide once the mandatory queens stand.
+
+Free rows, free columns, and the cells of their cross product that no mandatory queen attacks. Every
+complete backend works on this board, not on the whole grid: a completion of a 1000-board with 73 free
+rows is a 73 x 73 problem. A solution of the residual (one allowed cell per free row, one per free column,
+no two on a diagonal of the full board) together with the mandatory queens is a solution of the problem,
+and every solution of the problem arises so.
+
+Diagonals keep their full-board identity: cell (r, c) is on diagonal ``r + c`` and anti-diagonal ``r - c``
+of the original board, so the residual's diagonal constraints are exactly the board's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from nqcsp.problem import Problem
+
+# Bytes per cross-product cell while the residual is built (the bool mask plus index temporaries).
+BYTES_PER_CELL = 24
+
+
+@dataclass(frozen=True, eq=False)
+class Residual:
+    """Free rows and columns (sorted) and ``allowed[i, j]``: cell (rows[i], cols[j]) is unattacked."""
+
+    problem: Problem
+    rows: np.ndarray
+    cols: np.ndarray
+    allowed: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.problem.n
+
+    @property
+    def size(self) -> int:
+        """Free rows, which equals free columns when the mandatory queens do not attack each other."""
+        return len(self.rows)
+
+    @property
+    def cell_count(self) -> int:
+        return int(np.count_nonzero(self.allowed))
+
+    def cells(self) -> np.ndarray:
+        """The allowed cells as (row, col) pairs of the full board, row-major, shape (cells, 2)."""
+        i, j = np.nonzero(self.allowed)
+        return np.column_stack((self.rows[i], self.cols[j])).astype(np.int64)
+
+    def empty_line(self) -> tuple[str, int] | None:
+        """A free row or column without an allowed cell, as ("row", r) or ("column", c): then no solution."""
+        row_has = self.allowed.any(axis=1)
+        if not row_has.all():
+            return "row", int(self.rows[np.flatnonzero(~row_has)[0]])
+        col_has = self.allowed.any(axis=0)
+        if not col_has.all():
+            return "column", int(self.cols[np.flatnonzero(~col_has)[0]])
+        return None
+
+    def lift(self, residual_cols: np.ndarray) -> np.ndarray:
+        """The full solution: the mandatory queens plus ``residual_cols[i]``, the column of free row i."""
+        n = self.n
+        full = np.empty(n, dtype=np.int64)
+        for row, col in self.problem.queens:
+            full[row] = col
+        full[self.rows] = np.asarray(residual_cols, dtype=np.int64)
+        return full
+
+
+def estimated_bytes(problem: Problem) -> int:
+    free = problem.n - len({row for row, _ in problem.queens})
+    return BYTES_PER_CELL * free * free + 64 * problem.n
+
+
+@lru_cache(maxsize=4)
+def residual_of(problem: Problem) -> Residual:
+    """The residual board of a problem whose mandatory queens do not attack each other.
+
+    Cached: the portfolio's backends and the certificate check all ask for the same one. Callers estimate
+    the memory first with ``estimated_bytes``.
+    """
+    if problem.attack is not None:
+        raise ValueError(f"{problem}: the mandatory queens attack each other; there is no residual board")
+    n = problem.n
+    taken_rows = np.zeros(n, dtype=bool)
+    taken_cols = np.zeros(n, dtype=bool)
+    diagonal = np.zeros(max(2 * n - 1, 0), dtype=bool)       # r + c
+    anti_diagonal = np.zeros(max(2 * n - 1, 0), dtype=bool)  # r - c + n - 1
+    for row, col in problem.queens:
+        taken_rows[row] = taken_cols[col] = True
+        diagonal[row + col] = True
+        anti_diagonal[row - col + n - 1] = True
+    rows = np.flatnonzero(~taken_rows).astype(np.int64)
+    cols = np.flatnonzero(~taken_cols).astype(np.int64)
+    allowed = ~diagonal[rows[:, None] + cols[None, :]]
+    allowed &= ~anti_diagonal[rows[:, None] - cols[None, :] + (n - 1)]
+    for array in (rows, cols, allowed):
+        array.setflags(write=False)
+    return Residual(problem, rows, cols, allowed)
