@@ -19,26 +19,11 @@ from typing import Any
 
 from nqcsp.problem import Cell, as_board_size
 from nqcsp.result import InternalSolverError, Status
+from nqcsp.symmetry import canonical, canonical_cells, orbit
 
 # Cells per task: small enough to spread one large board over every worker, large enough that a task
 # amortises its start-up (a worker's first solve loads compiled kernels).
 _TASK_CELLS = 400
-
-
-def orbit(n: int, cell: Cell) -> set[Cell]:
-    """The images of a cell under the 8 symmetries of the board."""
-    r, c = cell
-    m = n - 1
-    return {(r, c), (c, r), (m - r, c), (r, m - c), (m - r, m - c), (c, m - r), (m - c, r), (m - c, m - r)}
-
-
-def canonical(n: int, cell: Cell) -> Cell:
-    return min(orbit(n, cell))
-
-
-def canonical_cells(n: int) -> list[Cell]:
-    """One representative per symmetry class of cells: r <= c <= n - 1 - r, the board's 1/8 wedge."""
-    return [(r, c) for r in range((n + 1) // 2) for c in range(r, n - r) if canonical(n, (r, c)) == (r, c)]
 
 
 @dataclass

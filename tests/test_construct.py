@@ -5,8 +5,10 @@ import pytest
 from naive import naive_is_solution
 
 from nqcsp import Problem, Status, solve, verify
+from nqcsp.construction import closed_form, modular
 from nqcsp.limits import Limits
-from nqcsp.solvers.construct import SYMMETRIES, ConstructSolver, closed_form, covers, modular, transform
+from nqcsp.solvers.construct import ConstructSolver
+from nqcsp.symmetry import SYMMETRIES, covers, transform
 
 SIZES = [1] + list(range(4, 301))
 

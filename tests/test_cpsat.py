@@ -5,9 +5,9 @@ import pytest
 from naive import naive_count, naive_has_solution, naive_is_solution, naive_solutions
 
 from nqcsp import InternalSolverError, Problem, Status, solve, verify
+from nqcsp.construction import permutation_near
 from nqcsp.limits import Limits
 from nqcsp.solvers import cpsat, options_for
-from nqcsp.solvers.construct import permutation_near
 from nqcsp.solvers.cpsat import CpSatSolver, count_solutions, enumerate_solutions
 
 pytest.importorskip("ortools")

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from naive import naive_has_solution, naive_is_solution, naive_solutions
 
 from nqcsp import Problem, Status, solve, verify
+from nqcsp.construction import closed_form
 from nqcsp.limits import Limits
 from nqcsp.solvers import get_solver, options_for
-from nqcsp.solvers.construct import closed_form
 from nqcsp.solvers.localsearch import default_restarts
 
 pytest.importorskip("numba")

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from naive import naive_is_solution
 
 from nqcsp import find_violation, verify
-from nqcsp.solvers.construct import closed_form
+from nqcsp.construction import closed_form
 
 
 @st.composite

@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nqcsp.construction import permutation_near
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
 from nqcsp.solvers.base import Clock
-from nqcsp.solvers.construct import permutation_near
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model

@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 from nqcsp.cnf import NATIVE, Formula, check_encoding, clauses_dimacs, encode
+from nqcsp.construction import permutation_near
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
 from nqcsp.solvers.base import Clock
-from nqcsp.solvers.construct import permutation_near
 
 SEARCH_SOLVER = "minicard"
 SEARCH_ENCODING = NATIVE

@@ -1,0 +1,68 @@
+"""The 8 symmetries of the square board, in one place: images of cells and of solutions, cell orbits.
+
+A symmetry is (transpose, flip rows, flip columns), applied in that order to each (row, col).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+Cell = tuple[int, int]
+Symmetry = tuple[bool, bool, bool]
+
+SYMMETRIES: tuple[Symmetry, ...] = tuple(
+    (t, fr, fc) for t in (False, True) for fr in (False, True) for fc in (False, True)
+)
+
+
+def cell_image(n: int, cell: Cell, symmetry: Symmetry) -> Cell:
+    """Where the symmetric image of a board keeps the queen that ``cell`` holds in the image."""
+    transpose, flip_rows, flip_cols = symmetry
+    row, col = cell
+    if flip_rows:
+        row = n - 1 - row
+    if flip_cols:
+        col = n - 1 - col
+    if transpose:
+        row, col = col, row
+    return row, col
+
+
+def covers(base: np.ndarray, symmetry: tuple[bool, bool, bool], cell: tuple[int, int]) -> bool:
+    """Whether the image of ``base`` under ``symmetry`` has a queen on ``cell`` (O(1))."""
+    row, col = cell_image(len(base), cell, symmetry)
+    return int(base[row]) == col
+
+
+def transform(base: np.ndarray, symmetry: tuple[bool, bool, bool]) -> np.ndarray:
+    """The image of a solution under a board symmetry, as columns by row."""
+    n = len(base)
+    transpose, flip_rows, flip_cols = symmetry
+    if transpose:
+        image = np.empty(n, dtype=base.dtype)
+        image[base] = np.arange(n, dtype=base.dtype)
+    else:
+        image = base.copy()
+    if flip_rows:
+        image = image[::-1].copy()
+    if flip_cols:
+        np.subtract(n - 1, image, out=image)
+    return image
+
+
+
+
+def orbit(n: int, cell: Cell) -> set[Cell]:
+    """The images of a cell under the 8 symmetries of the board."""
+    r, c = cell
+    m = n - 1
+    return {(r, c), (c, r), (m - r, c), (r, m - c), (m - r, m - c), (c, m - r), (m - c, r), (m - c, m - r)}
+
+
+def canonical(n: int, cell: Cell) -> Cell:
+    return min(orbit(n, cell))
+
+
+def canonical_cells(n: int) -> list[Cell]:
+    """One representative per symmetry class of cells: r <= c <= n - 1 - r, the board's 1/8 wedge."""
+    return [(r, c) for r in range((n + 1) // 2) for c in range(r, n - r) if canonical(n, (r, c)) == (r, c)]
