@@ -9,15 +9,15 @@ from nqcsp.certify import attack_certificate, empty_line_certificate, recheck
 from nqcsp.contract import run_backend, unfinished_result
 from nqcsp.limits import Limits, Unfinished
 from nqcsp.problem import Problem, as_int
-from nqcsp.residual import estimated_bytes, residual_of
+from nqcsp.residual import residual_within
 from nqcsp.result import InternalSolverError, Result, Status, queens_array
 from nqcsp.solvers import options_for
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
 from nqcsp.verifier import find_violation
 
-# The verifier's cost, measured at n = 10^7..10^8 (about 9 ns and 2 bytes of marks per queen) with margin.
-VERIFY_S_PER_QUEEN = 2e-8
-VERIFY_BYTES_PER_QUEEN = 4
+# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen), with margin.
+VERIFY_S_PER_QUEEN = 2.5e-8
+VERIFY_BYTES_PER_QUEEN = 6
 # A Problem whose n exceeds this is refused outright: no array of that many queens can be indexed.
 MAX_N = 2**62
 
@@ -55,8 +55,7 @@ def trivial_answer(problem: Problem, limits: Limits) -> Result | None:
             return Result(problem, Status.SAT, "trivial", queens=queens_array(
                 [col for _, col in sorted(problem.queens)], problem.n))
         if 2 * len(problem.queens) >= free:
-            limits.need_memory("residual", estimated_bytes(problem), f"the {free} x {free} residual board")
-            line = residual_of(problem).empty_line()
+            line = residual_within(problem, limits).empty_line()
             if line is not None:
                 certificate = empty_line_certificate(line)
     if certificate is not None:

@@ -3,7 +3,8 @@
 What a backend answers is checked for form (a ``Result`` of this problem, queens a 1-D integer array of
 length n, UNSAT only from a complete backend and only with a certificate, UNKNOWN with a reason); a broken
 form is an ``InternalSolverError`` naming the backend, never "bad input". UNSAT certificates are re-checked
-by ``nqcsp.certify``. SAT answers are verified once, by ``nqcsp.solve``, after this.
+by ``nqcsp.certify``. SAT answers are verified once, by ``nqcsp.solve``, after this. An exception from a
+backend is a bug (``InternalSolverError``), except ``InputError``: bad input only the backend could see.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from nqcsp.certify import recheck
 from nqcsp.limits import Limits, Unfinished
 from nqcsp.problem import Problem
-from nqcsp.result import InternalSolverError, Result, Status
+from nqcsp.result import InputError, InternalSolverError, Result, Status
 from nqcsp.solvers import get_solver, spec
 from nqcsp.solvers.base import REASON, STAGE
 
@@ -35,10 +36,16 @@ def run_backend(name: str, problem: Problem, limits: Limits, seed: int | None,
         result = backend.solve(problem, limits=limits, seed=seed, **options)
     except Unfinished as exc:
         return unfinished_result(problem, name, exc, solve_s=time.perf_counter() - started)
+    except (InputError, KeyboardInterrupt, InternalSolverError):
+        raise
     except MemoryError:
+        # The backend's estimate before allocating was too low: a defect to fix, but still no answer.
         return Result(problem, Status.UNKNOWN, name,
-                      stats={REASON: f"memory: {name} ran out of memory (the estimate before it was low)",
+                      stats={REASON: f"memory: {name} ran out of memory although its estimate fitted",
                              STAGE: "search"})
+    except Exception as exc:
+        raise InternalSolverError(
+            f"solver {name!r} failed on {problem}: {type(exc).__name__}: {exc}") from exc
     return enforce(name, problem, result, limits)
 
 

@@ -149,10 +149,14 @@ class Limits:
         if self.expired():
             raise OutOfTime(stage, time_limit_reason(stage, self.time_limit))
 
-    def need_time(self, stage: str, seconds: float) -> None:
-        """Raise OutOfTime when an uninterruptible stage, estimated at ``seconds``, cannot end in time."""
+    def need_time(self, stage: str, seconds: float, grace: float = 0.0) -> None:
+        """Raise OutOfTime when an uninterruptible stage, estimated at ``seconds``, cannot end in time.
+
+        ``grace`` (seconds) lets a stage that cannot be avoided, such as loading compiled kernels, run
+        over the deadline by that much rather than leave every later stage without a chance.
+        """
         remaining = self.remaining()
-        if remaining is not None and seconds > remaining:
+        if remaining is not None and seconds > remaining + grace:
             raise OutOfTime(stage, f"time limit: {stage} needs about {seconds:.2g} s, "
                                    f"{remaining:.2g} s of the {self.time_limit} s are left")
 

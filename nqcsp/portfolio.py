@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nqcsp.contract import run_backend
-from nqcsp.limits import Limits, time_limit_reason
+from nqcsp.limits import Limits, Unfinished, time_limit_reason
 from nqcsp.problem import Problem
+from nqcsp.residual import residual_within
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
 from nqcsp.solvers import is_installed, options_for, specs
 from nqcsp.solvers.base import REASON, STAGE
@@ -90,6 +91,13 @@ def solve_auto(problem: Problem, limits: Limits, seed: int | None, policy: Polic
         return finish(result)
 
     order = complete_backends(problem, policy)
+    if order:
+        try:
+            residual_within(problem, limits)
+        except Unfinished as exc:
+            # Every complete backend works on the residual board: none can start.
+            stages.append({"solver": ", ".join(order), "status": "UNKNOWN", REASON: exc.reason})
+            order = []
     budget = local_search_budget(problem, policy)
     if budget is not None:
         result = run(policy.local_search, limits if not order else limits.within(budget))
@@ -112,7 +120,7 @@ def solve_auto(problem: Problem, limits: Limits, seed: int | None, policy: Polic
         claims.append(result)
         if len(claims) >= 2:
             return finish(_agreement(problem, claims))
-    reason = _why_undecided(limits, claims, order)
+    reason = _why_undecided(limits, claims, stages)
     return finish(Result(problem, Status.UNKNOWN, "auto",
                          stats={REASON: reason, STAGE: "search" if not claims else "confirm"}))
 
@@ -135,12 +143,11 @@ def _disagreement(problem: Problem, unsat: list[Result], sat: Result) -> str:
             f"solution {sat.queens.tolist() if sat.queens is not None and problem.n <= 64 else ''}")
 
 
-def _why_undecided(limits: Limits, claims: list[Result], order: list[str]) -> str:
-    if not order:
-        return "no complete backend is installed that takes this board"
+def _why_undecided(limits: Limits, claims: list[Result], stages: list[dict[str, Any]]) -> str:
     if claims:
         return (f"{claims[0].solver} answered UNSAT but no second method confirmed it"
                 + (f" ({time_limit_reason('confirm', limits.time_limit)})" if limits.expired() else ""))
     if limits.expired():
         return time_limit_reason("search", limits.time_limit)
-    return "every complete backend gave up"
+    said = [f"{stage['solver']}: {stage[REASON]}" for stage in stages if REASON in stage]
+    return "; ".join(said) if said else "no complete backend is installed that takes this board"

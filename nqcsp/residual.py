@@ -6,7 +6,7 @@ rows is a 73 x 73 problem. A solution of the residual (one allowed cell per free
 no two on a diagonal of the full board) together with the mandatory queens is a solution of the problem,
 and every solution of the problem arises so.
 
-Diagonals keep their full-board identity: cell (r, c) is on diagonal ``r + c`` and anti-diagonal ``r - c``
+Diagonals keep their full-board identity: cell (r, c) is on diagonal ``r - c`` and anti-diagonal ``r + c``
 of the original board, so the residual's diagonal constraints are exactly the board's.
 """
 
@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 
 # Bytes per cross-product cell while the residual is built (the bool mask plus index temporaries).
@@ -75,6 +76,13 @@ def estimated_bytes(problem: Problem) -> int:
     return BYTES_PER_CELL * free * free + 64 * problem.n
 
 
+def residual_within(problem: Problem, limits: Limits, stage: str = "residual") -> Residual:
+    """``residual_of(problem)`` after checking that building it fits in the memory budget."""
+    free = problem.n - len({row for row, _ in problem.queens})
+    limits.need_memory(stage, estimated_bytes(problem), f"the {free} x {free} residual board")
+    return residual_of(problem)
+
+
 @lru_cache(maxsize=4)
 def residual_of(problem: Problem) -> Residual:
     """The residual board of a problem whose mandatory queens do not attack each other.
@@ -87,16 +95,16 @@ def residual_of(problem: Problem) -> Residual:
     n = problem.n
     taken_rows = np.zeros(n, dtype=bool)
     taken_cols = np.zeros(n, dtype=bool)
-    diagonal = np.zeros(max(2 * n - 1, 0), dtype=bool)       # r + c
-    anti_diagonal = np.zeros(max(2 * n - 1, 0), dtype=bool)  # r - c + n - 1
+    anti_diagonal = np.zeros(max(2 * n - 1, 0), dtype=bool)  # r + c
+    diagonal = np.zeros(max(2 * n - 1, 0), dtype=bool)       # r - c + n - 1
     for row, col in problem.queens:
         taken_rows[row] = taken_cols[col] = True
-        diagonal[row + col] = True
-        anti_diagonal[row - col + n - 1] = True
+        anti_diagonal[row + col] = True
+        diagonal[row - col + n - 1] = True
     rows = np.flatnonzero(~taken_rows).astype(np.int64)
     cols = np.flatnonzero(~taken_cols).astype(np.int64)
-    allowed = ~diagonal[rows[:, None] + cols[None, :]]
-    allowed &= ~anti_diagonal[rows[:, None] - cols[None, :] + (n - 1)]
+    allowed = ~anti_diagonal[rows[:, None] + cols[None, :]]
+    allowed &= ~diagonal[rows[:, None] - cols[None, :] + (n - 1)]
     for array in (rows, cols, allowed):
         array.setflags(write=False)
     return Residual(problem, rows, cols, allowed)

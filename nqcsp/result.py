@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import enum
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from nqcsp.board import render_board
+from nqcsp.limits import as_memory_limit, format_bytes
 from nqcsp.problem import Problem
 
 
@@ -19,6 +21,11 @@ class Status(enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+class InputError(ValueError):
+    """Bad input that a backend can only detect while it runs (say a SAT solver missing from this PySAT
+    build). It reaches the caller as the ValueError it is; any other exception from a backend is a bug."""
 
 
 class InternalSolverError(RuntimeError):
@@ -50,11 +57,12 @@ class Certificate:
         return f"{self.kind}{checked}"
 
     def to_json(self) -> dict[str, Any]:
-        """The certificate without bulky evidence (proof bytes are replaced by their size)."""
+        """The certificate for JSON: evidence bytes (a CNF, a proof) become their size and SHA-256, so a
+        reader can match them with the files ``nqcsp solve --proof-dir`` writes; the bytes stay here."""
         details = {}
         for key, value in self.details.items():
             if isinstance(value, (bytes, bytearray)):
-                details[key] = f"<{len(value)} bytes>"
+                details[key] = {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
             elif isinstance(value, (str, int, float, bool, type(None), list, tuple, dict)):
                 details[key] = value
             else:
@@ -95,10 +103,19 @@ class Result:
             raise ValueError(f"no solution to show: status is {self.status}")
         return tuple(self.queens.tolist())
 
-    def board(self) -> str:
-        """Board text: one line per row, '.' empty and 'Q' a queen, each line ending in '\\n'."""
+    def board(self, memory_limit: int | None = None) -> str:
+        """Board text: one line per row, '.' empty and 'Q' a queen, each line ending in '\\n'.
+
+        n (n + 1) bytes, twice while it is built: ValueError naming the size when that exceeds
+        ``memory_limit`` (default: the memory available now); ``columns()`` is the compact form.
+        """
         if self.queens is None:
             raise ValueError(f"no solution to show: status is {self.status}")
+        needed = 2 * self.n * (self.n + 1)
+        limit = as_memory_limit(memory_limit)
+        if needed > limit:
+            raise ValueError(f"board text for n = {self.n} needs {format_bytes(needed)}, over the memory "
+                             f"limit of {format_bytes(limit)}; ask for the columns instead")
         return render_board(self.queens)
 
     def to_json(self, with_queens: bool = True) -> dict[str, Any]:

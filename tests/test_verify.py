@@ -52,8 +52,8 @@ def test_verify_rejects_wrong_length_and_reports_why():
     assert not verify(4, [1, 3, 0])
     assert "3 columns" in find_violation(4, [1, 3, 0])
     assert "share a column" in find_violation(4, [1, 1, 0, 2])
-    assert find_violation(4, [1, 0, 3, 2]) == "queens in rows 0 and 1 share a diagonal"
-    assert find_violation(5, [0, 1, 4, 2, 3]) == "queens in rows 0 and 1 share an anti-diagonal"
+    assert find_violation(4, [1, 0, 3, 2]) == "queens in rows 0 and 1 share an anti-diagonal (r + c)"
+    assert find_violation(5, [0, 1, 4, 2, 3]) == "queens in rows 0 and 1 share a diagonal (r - c)"
     assert "mandatory queen (0, 2)" in find_violation(4, [1, 3, 0, 2], [(0, 2)])
 
 

@@ -9,12 +9,14 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from nqcsp.cli.common import (
+    EXIT_CLAIM,
     EXIT_NO,
     EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_USAGE,
     UsageError,
     board_size_arg,
+    memory_arg,
     positive_float_arg,
     positive_int_arg,
     queen_arg,
@@ -50,7 +52,9 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("board", "columns", "json"), default=None,
                         help=f"output: board text (default up to N = {BOARD_TEXT_UP_TO}), columns, json")
     parser.add_argument("--time-limit", type=positive_float_arg, default=None, metavar="S",
-                        help="seconds before giving up (UNKNOWN)")
+                        help="seconds before giving up (UNKNOWN); every stage counts, output included")
+    parser.add_argument("--memory-limit", type=memory_arg, default=None, metavar="BYTES",
+                        help="memory the call may use, e.g. 2G (default: what is available now)")
     parser.add_argument("--seed", type=int, default=None, metavar="K", help="random seed")
 
 
@@ -66,8 +70,22 @@ def run(args: argparse.Namespace) -> int:
     queens = list(args.queen)
     if args.queens_file is not None:
         queens += parse_queens_text(read_input(args.queens_file), args.queens_file)
-    result = solve(args.n, queens, solver=args.solver, time_limit=args.time_limit, seed=args.seed)
-    return write_result(result, args.format)
+    fmt = args.format or ("board" if args.n <= BOARD_TEXT_UP_TO else "columns")
+    if fmt == "board":
+        # Refused before solving: the board text of a big n cannot be held, whatever the answer.
+        check_board_fits(args.n, args.memory_limit)
+    result = solve(args.n, queens, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
+                   memory_limit=args.memory_limit)
+    return write_result(result, fmt)
+
+
+def check_board_fits(n: int, memory_limit: int | None) -> None:
+    from nqcsp.limits import as_memory_limit, format_bytes
+
+    needed, limit = 2 * n * (n + 1), as_memory_limit(memory_limit)
+    if needed > limit:
+        raise UsageError(f"--format board for N = {n} needs {format_bytes(needed)} of text, over the memory "
+                         f"limit of {format_bytes(limit)}; use --format columns")
 
 
 def parse_queens_text(text: str, source: str) -> list[tuple[int, int]]:
@@ -134,6 +152,18 @@ def _write_batch(records: Iterable[dict]) -> int:
     return EXIT_USAGE if bad else EXIT_OK
 
 
+def exit_code(result: Result) -> int:
+    """0 SAT, 1 UNSAT with a checked certificate, 5 UNSAT claimed without one, 3 UNKNOWN."""
+    from nqcsp.result import Status
+
+    if result.status is Status.SAT:
+        return EXIT_OK
+    if result.status is Status.UNSAT:
+        checked = result.certificate is not None and result.certificate.checked
+        return EXIT_NO if checked else EXIT_CLAIM
+    return EXIT_UNKNOWN
+
+
 def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> int:
     from nqcsp.board import format_columns
     from nqcsp.result import Status
@@ -141,7 +171,7 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
     out = out or sys.stdout
     fmt = fmt or ("board" if result.n <= BOARD_TEXT_UP_TO else "columns")
     if fmt == "json":
-        out.write(json.dumps(result.to_json(), default=str) + "\n")
+        write_json(result, out)
     elif result.status is Status.SAT:
         if fmt == "board":
             out.write(result.board())
@@ -149,8 +179,28 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
             for chunk in format_columns(result.queens):
                 out.write(chunk)
     elif result.status is Status.UNSAT:
-        out.write(f"no solution ({result.certificate.summary()})\n")
+        certificate = result.certificate
+        summary = certificate.summary() if certificate is not None else "no certificate"
+        claim = "" if certificate is not None and certificate.checked else " - a claim, not a proof"
+        out.write(f"no solution ({summary}{claim})\n")
     else:
         out.write(f"unknown: {result.stats.get('reason', 'gave up')}\n")
     out.flush()
-    return {Status.SAT: EXIT_OK, Status.UNSAT: EXIT_NO, Status.UNKNOWN: EXIT_UNKNOWN}[result.status]
+    return exit_code(result)
+
+
+def write_json(result: Result, out: TextIO) -> None:
+    """One JSON object; the columns are streamed in chunks, so n = 10^8 needs no giant string."""
+    from nqcsp.board import format_columns
+
+    record = result.to_json(with_queens=False)
+    if result.queens is None:
+        out.write(json.dumps(record, default=str) + "\n")
+        return
+    head = json.dumps(record, default=str)
+    out.write(head[:-1] + (', "queens": [' if len(head) > 2 else '{"queens": ['))
+    first = True
+    for chunk in format_columns(result.queens):
+        out.write(("" if first else ",") + chunk.rstrip("\n").replace("\n", ","))
+        first = False
+    out.write("]}\n")

@@ -8,10 +8,12 @@ from typing import NoReturn
 
 # Exit codes, documented in the README.
 EXIT_OK = 0          # SAT / valid / command done
-EXIT_NO = 1          # UNSAT (proven) / the checked solution or proof is invalid
+EXIT_NO = 1          # UNSAT with a checked certificate / the checked solution or proof is invalid
 EXIT_USAGE = 2       # bad input: one line on stderr
-EXIT_UNKNOWN = 3     # gave up: time limit or incomplete solver
-EXIT_INTERNAL = 4    # a solver broke its contract: a bug, reported on one line
+EXIT_UNKNOWN = 3     # no answer: a time or memory limit, or an incomplete solver gave up
+EXIT_INTERNAL = 4    # a bug: a solver broke its contract or nqcsp failed, reported on one line
+EXIT_CLAIM = 5       # UNSAT claimed by one backend, its certificate not checked (use auto for a proof)
+EXIT_INTERRUPTED = 130  # Ctrl-C: what was finished is written, the rest cancelled
 
 
 class UsageError(Exception):
@@ -64,9 +66,19 @@ def positive_float_arg(text: str) -> float:
     return value
 
 
-def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    sys.stderr.write(f"nqcsp: error: {message}\n")
-    raise SystemExit(code)
+def memory_arg(text: str) -> int:
+    """Bytes, with an optional K, M, G or T suffix (powers of 1024)."""
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    stripped = text.strip().lower().removesuffix("b")
+    scale = units.get(stripped[-1:], 1)
+    number = stripped[:-1] if stripped[-1:] in units else stripped
+    try:
+        value = float(number) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected bytes such as 2G or 500M, got {text!r}") from None
+    if not value >= 1 << 20 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"the memory limit must be at least 1M, got {text!r}")
+    return int(value)
 
 
 def read_input(path: str) -> str:

@@ -39,6 +39,8 @@ class BackendSpec:
     options: tuple[Option, ...] = ()
     # The largest residual board (free rows) the backend can search; None: no limit of its own.
     max_free: int | None = None
+    # A check across options (each already valid alone), given the resolved dict; raises ValueError.
+    check_together: Any = None
 
     def takes(self, free_rows: int) -> bool:
         return self.max_free is None or free_rows <= self.max_free
@@ -80,7 +82,8 @@ _SPECS: tuple[BackendSpec, ...] = (
                  Option("expand_alldiff", True, "bool", "expand AllDifferent into at-most-ones"),
                  Option("parameters", None, "custom", "any CP-SAT parameter by name (semantics kept)",
                         check=_lazy_check("nqcsp.solvers.cpsat", "check_parameters")),
-                 Option("log", False, "bool", "CP-SAT search log on stdout"))),
+                 Option("log", False, "bool", "CP-SAT search log on stdout")),
+                check_together=_lazy_check("nqcsp.solvers.cpsat", "check_option_combination")),
     BackendSpec("sat", "nqcsp.solvers.sat", "SatSolver", True, ("pysat", "dratify"),
                 "CNF of the residual board, PySAT solver and encoding by option; DRAT proof on UNSAT",
                 (Option("encoding", None, "custom", "cardinality encoding (default: by phase)",
@@ -153,4 +156,8 @@ def get_solver(name: str) -> Solver:
 
 def options_for(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """The options of backend ``name`` resolved against its schema: defaults filled, values checked."""
-    return resolve_options(name, spec(name).options, options)
+    backend = spec(name)
+    resolved = resolve_options(name, backend.options, options)
+    if backend.check_together is not None:
+        backend.check_together(resolved)
+    return resolved

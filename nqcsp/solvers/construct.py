@@ -11,7 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.construction import BYTES_PER_QUEEN, SECONDS_PER_QUEEN, closed_form, modular
+from nqcsp.construction import (
+    BYTES_PER_QUEEN,
+    CLOSED_FORM_S_PER_QUEEN,
+    IMAGE_S_PER_QUEEN,
+    MODULAR_S_PER_QUEEN,
+    closed_form,
+    modular,
+)
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Result, Status, queens_array
@@ -29,16 +36,19 @@ class ConstructSolver:
         if n in (2, 3):
             return self._unknown(problem, clock, "no closed form for n = 2, 3")
         limits.need_memory("construct", BYTES_PER_QUEEN * n, f"the {n}-queen construction")
-        limits.need_time("construct", SECONDS_PER_QUEEN * n)
+        limits.need_time("construct", CLOSED_FORM_S_PER_QUEEN * n)
         base = closed_form(n)
         for index, symmetry in enumerate(SYMMETRIES):
             if all(covers(base, symmetry, cell) for cell in mandatory):
+                if index:
+                    limits.need_time("construct", IMAGE_S_PER_QUEEN * n)
                 cols = base if index == 0 else transform(base, symmetry)
                 return self._found(problem, clock, cols, f"closed form, symmetry {index}")
         if math.gcd(n, 6) == 1:
             row, col = mandatory[0]
             shift = (col - 2 * row) % n
             if all((2 * r + shift) % n == c for r, c in mandatory):
+                limits.need_time("construct", MODULAR_S_PER_QUEEN * n)
                 return self._found(problem, clock, modular(n, shift), f"2r + {shift} mod n")
         return self._unknown(problem, clock, "no symmetry or shift of the construction covers the queens")
 

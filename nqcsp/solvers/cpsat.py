@@ -30,7 +30,7 @@ import numpy as np
 from nqcsp.construction import permutation_near
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
-from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
+from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, queens_array
 from nqcsp.solvers.base import Clock
 
 if TYPE_CHECKING:
@@ -47,14 +47,16 @@ def _int_in(name: str, value: object, low: int, high: int) -> int:
 
 
 def resolve_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The registry's schema applied to ``options``, plus the one check across two options."""
+    """The registry's schema applied to ``options`` (defaults filled, every value checked)."""
     from nqcsp.solvers import options_for
 
-    config = options_for("cpsat", options)
+    return options_for("cpsat", options)
+
+
+def check_option_combination(config: dict[str, Any]) -> None:
     if config["model"] == "boolean" and config["search"] != "auto":
         raise ValueError(f"search={config['search']!r} orders the q[r] variables of model='alldiff'; "
                          f"model='boolean' takes search='auto'")
-    return config
 
 
 def check_parameters(parameters: object) -> dict[str, Any] | None:
@@ -108,7 +110,7 @@ def _apply_parameters(solver: cp_model.CpSolver, parameters: dict[str, Any]) -> 
         if not isinstance(name, str):
             raise TypeError(f"CP-SAT parameter names are strings, got {name!r}")
         if not solver.parameters.merge_text_format(_parameter_text(name, value)):
-            raise ValueError(f"CP-SAT parameter {name} cannot take {value!r}")
+            raise InputError(f"CP-SAT parameter {name} cannot take {value!r}")
 
 
 def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int | None,
@@ -230,7 +232,7 @@ class CpSatSolver:
               **options: Any) -> Result:
         from ortools.sat.python import cp_model
 
-        config = resolve_options(options)
+        config = dict(options)  # resolved by the registry
         clock = Clock(limits)
         model = build(problem, config)
         build_s = clock.elapsed()

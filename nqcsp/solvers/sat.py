@@ -31,7 +31,7 @@ from nqcsp.cnf import NATIVE, Formula, check_encoding, clauses_dimacs, encode
 from nqcsp.construction import permutation_near
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
-from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
+from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, queens_array
 from nqcsp.solvers.base import Clock
 
 SEARCH_SOLVER = "minicard"
@@ -68,10 +68,10 @@ def canonical_solver_name(name: object) -> str:
 
 def check_proof_solver(name: str) -> None:
     if name in BROKEN_PROOF_SOLVERS:
-        raise ValueError(f"SAT solver {name!r} cannot prove UNSAT here: {BROKEN_PROOF_SOLVERS[name]}; "
+        raise InputError(f"SAT solver {name!r} cannot prove UNSAT here: {BROKEN_PROOF_SOLVERS[name]}; "
                          f"use one of {', '.join(PROOF_SOLVERS)}")
     if name not in PROOF_SOLVERS:
-        raise ValueError(f"SAT solver {name!r} gives no checkable DRAT proof; "
+        raise InputError(f"SAT solver {name!r} gives no checkable DRAT proof; "
                          f"use one of {', '.join(PROOF_SOLVERS)} (or proof=False)")
 
 
@@ -96,16 +96,16 @@ def new_solver(name: str, clauses: list[list[int]], formula: Formula, with_proof
         with gc_paused():
             solver = Solver(name=name, bootstrap_with=clauses, **extra)
     except NoSuchSolverError:
-        raise ValueError(f"SAT solver {name!r} is not built into this PySAT installation") from None
+        raise InputError(f"SAT solver {name!r} is not built into this PySAT installation") from None
     except NotImplementedError as exc:
-        raise ValueError(f"SAT solver {name!r}: {exc}") from None
+        raise InputError(f"SAT solver {name!r}: {exc}") from None
     if not formula.clausal:
         try:
             for line in formula.atmosts():
                 solver.add_atmost(line, 1)
         except NotImplementedError:
             solver.delete()
-            raise ValueError(f"SAT solver {name!r} has no native cardinality constraints "
+            raise InputError(f"SAT solver {name!r} has no native cardinality constraints "
                              f"(encoding 'native'); use minicard, gluecard3 or gluecard4") from None
     return solver
 
@@ -328,7 +328,7 @@ class SatSolver:
             if sat_solver is not None:
                 check_proof_solver(sat_solver)
             if encoding == NATIVE:
-                raise ValueError("encoding 'native' gives no DRAT proof; choose a clausal encoding "
+                raise InputError("encoding 'native' gives no DRAT proof; choose a clausal encoding "
                                  "(or proof=False)")
         solver = sat_solver if sat_solver in PROOF_SOLVERS else PROOF_SOLVER
         clausal = encoding if encoding not in (None, NATIVE) else PROOF_ENCODING
