@@ -101,3 +101,51 @@ def test_import_is_lazy():
     code = "import sys, nqcsp; print(any(m in sys.modules for m in ('numba', 'ortools', 'pysat')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_infinite_time_limit_means_none():
+    result = solve(8, [(0, 3)], time_limit=float("inf"))
+    assert result.status is Status.SAT and naive_is_solution(8, result.queens.tolist(), [(0, 3)])
+
+
+@pytest.mark.parametrize(("options", "named"), [
+    ({"solver": "qs4", "max_restarts": 2**70}, "max_restarts"),
+    ({"solver": "qs4", "tail": -1}, "tail"),
+    ({"solver": "sat", "proof": 1}, "proof"),
+    ({"solver": "sat", "hint": 1}, "hint"),
+    ({"solver": "cpsat", "workers": 2**70}, "workers"),
+    ({"bogus": 1}, "bogus"),
+])
+def test_option_values_are_checked_before_any_work(options, named):
+    with pytest.raises((TypeError, ValueError), match=named):
+        solve(8, **options)
+    with pytest.raises((TypeError, ValueError), match=named):
+        solve(0, **options)  # also when the answer needs no search
+
+
+@pytest.mark.parametrize("memory_limit", [0, -5, 2**19, 1.5, "1G"])
+def test_a_bad_memory_limit_is_named(memory_limit):
+    with pytest.raises((TypeError, ValueError), match="memory_limit"):
+        solve(8, memory_limit=memory_limit)
+
+
+def test_an_impossible_board_is_a_value_error_and_a_huge_one_unknown():
+    with pytest.raises(ValueError, match="beyond"):
+        solve(2**63)
+    result = solve(10**12, [(0, 1)], time_limit=5)
+    assert result.status is Status.UNKNOWN and "TiB" in result.stats["reason"]
+
+
+def test_board_text_that_cannot_fit_is_refused_naming_the_size():
+    result = solve(10**5, [(0, 1)])
+    assert result.status is Status.SAT
+    with pytest.raises(ValueError, match="GiB"):
+        result.board(memory_limit=2**30)
+
+
+def test_a_free_line_left_without_a_cell_is_decided_before_any_backend():
+    # Row 2 of a 4-board: (0, 0) and (1, 2) take columns 0 and 2 and attack (2, 1) and (2, 3).
+    result = solve(4, [(0, 0), (1, 2)], solver="qs4")
+    assert result.status is Status.UNSAT and result.solver == "trivial"
+    assert result.certificate.kind == "empty-line" and result.certificate.checked
+    assert result.certificate.details["line"] == "row" and result.certificate.details["index"] == 2

@@ -113,3 +113,46 @@ def test_blockades_command_json():
     for n, board in boards.items():
         blocked = sorted([r, c] for r in range(n) for c in range(n) if not naive_has_solution(n, [(r, c)]))
         assert board["blocked"] == blocked
+
+
+def test_exit_3_names_the_stage_that_ran_out():
+    out = nqcsp("solve", "1000000000000", "--time-limit", "5")
+    assert out.returncode == 3 and "memory limit" in out.stdout and "TiB" in out.stdout
+
+
+def test_exit_5_for_an_unchecked_claim_and_1_only_with_a_checked_certificate():
+    claim = nqcsp("solve", "6", "--queen", "1,1", "--solver", "backtrack")
+    assert claim.returncode == 5 and "claim" in claim.stdout
+    proven = nqcsp("solve", "6", "--queen", "1,1")
+    assert proven.returncode == 1 and "checked by" in proven.stdout
+
+
+def test_exit_4_and_one_line_for_an_internal_failure(tmp_path):
+    # A backend that crashes, patched in through a sitecustomize the child process imports.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import nqcsp.solvers as r\n"
+        "class Broken:\n"
+        "    def solve(self, problem, *, limits, seed=None, **options):\n"
+        "        raise ZeroDivisionError('kaboom')\n"
+        "r._instances['backtrack'] = Broken()\n")
+    import os
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-m", "nqcsp", "solve", "8", "--solver", "backtrack"],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 4
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "kaboom" in lines[0] and "Traceback" not in out.stderr
+
+
+def test_board_text_too_big_is_refused_before_solving():
+    out = nqcsp("solve", "1000000", "--format", "board")
+    assert out.returncode == 2 and "TiB" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_version_and_memory_limit_flags():
+    version = nqcsp("--version")
+    assert version.returncode == 0 and version.stdout.startswith("nqcsp ")
+    small = nqcsp("solve", "10000000", "--queen", "5,17", "--memory-limit", "1M", "--solver", "qs4")
+    assert small.returncode == 3 and "memory limit" in small.stdout
+    bad = nqcsp("solve", "8", "--memory-limit", "lots")
+    assert bad.returncode == 2 and "'lots'" in bad.stderr

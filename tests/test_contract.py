@@ -1,0 +1,135 @@
+"""The protocol every registered backend keeps, run over ``available_solvers()``: a new backend gets these
+tests for free (see "Adding a backend" in the README)."""
+
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from naive import naive_has_solution, naive_is_solution
+
+import nqcsp
+from nqcsp import InternalSolverError, Problem, Result, Status, solve
+from nqcsp.solvers import spec
+
+INSTALLED = [info.name for info in nqcsp.available_solvers() if info.installed]
+COMPLETE = [name for name in INSTALLED if spec(name).complete]
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_an_unknown_option_is_named(name):
+    with pytest.raises(TypeError, match="bogus"):
+        solve(8, solver=name, bogus=1)
+    # Refused even when the answer needs no backend at all.
+    with pytest.raises(TypeError, match="bogus"):
+        solve(0, solver=name, bogus=1)
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_every_declared_option_refuses_a_wrong_type(name):
+    for option in spec(name).options:
+        with pytest.raises((TypeError, ValueError), match=option.name):
+            solve(8, solver=name, **{option.name: object()})
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_the_empty_board_and_attacking_queens(name):
+    empty = solve(0, solver=name)
+    assert empty.status is Status.SAT and len(empty.queens) == 0
+    attack = solve(8, [(0, 0), (3, 3)], solver=name)
+    assert attack.status is Status.UNSAT and attack.certificate.kind == "attack" and attack.certificate.checked
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_answers_agree_with_brute_force(name):
+    for n, queens in [(8, [(0, 3)]), (6, [(0, 0)]), (7, [(2, 3)]), (9, [(0, 0), (1, 2)])]:
+        result = solve(n, queens, solver=name, seed=1, time_limit=30)
+        if result.status is Status.SAT:
+            assert naive_is_solution(n, result.queens.tolist(), queens)
+        elif result.status is Status.UNSAT:
+            assert spec(name).complete, f"incomplete {name} answered UNSAT"
+            assert result.certificate is not None
+            assert not naive_has_solution(n, queens)
+        else:
+            assert not spec(name).complete, f"complete {name} left a tiny board undecided"
+            assert isinstance(result.stats["reason"], str) and result.stats["reason"]
+
+
+@pytest.mark.parametrize("name", COMPLETE)
+def test_a_complete_backend_decides_a_blockade_with_a_certificate(name):
+    result = solve(6, [(1, 1)], solver=name, time_limit=30)
+    assert result.status is Status.UNSAT and result.certificate is not None
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_a_spent_deadline_gives_unknown_with_one_reason(name):
+    started = time.perf_counter()
+    result = solve(300, [(0, 7), (5, 100)], solver=name, time_limit=1e-9, seed=0)
+    assert time.perf_counter() - started < 1.5
+    assert result.status is Status.UNKNOWN
+    assert isinstance(result.stats["reason"], str) and result.stats["reason"]
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_a_small_memory_limit_gives_unknown_naming_the_size(name):
+    result = solve(10**7, [(5, 17)], solver=name, memory_limit=2**20, time_limit=20)
+    assert result.status is Status.UNKNOWN
+    assert "memory limit" in result.stats["reason"] and "MiB" in result.stats["reason"]
+
+
+def test_the_registry_imports_no_backend():
+    code = ("import sys, nqcsp; nqcsp.available_solvers(); [nqcsp.solvers.spec(s.name) "
+            "for s in nqcsp.available_solvers()]; "
+            "print(sorted(m for m in ('numba', 'ortools', 'pysat', 'dask', 'distributed') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+class _Wrong:
+    def __init__(self, answer):
+        self.answer = answer
+
+    def solve(self, problem, *, limits, seed=None, **options):
+        return self.answer(problem)
+
+
+@pytest.mark.parametrize("answer", [
+    lambda p: 3.5,
+    lambda p: Result(p, Status.SAT, "wrong", queens=np.zeros((2, 4), dtype=np.int64)),
+    lambda p: Result(p, Status.SAT, "wrong", queens=np.arange(p.n, dtype=np.float64)),
+    lambda p: Result(Problem(p.n + 1), Status.SAT, "wrong"),
+    lambda p: Result(p, Status.UNSAT, "wrong"),
+    lambda p: (_ for _ in ()).throw(ValueError("a bug inside the backend")),
+], ids=["float", "2-D", "float-columns", "other-problem", "unsat-without-certificate", "raises"])
+def test_a_backend_breaking_the_protocol_is_an_internal_error_not_bad_input(monkeypatch, answer):
+    import nqcsp.solvers as registry
+
+    monkeypatch.setitem(registry._instances, "cpsat", _Wrong(answer))
+    with pytest.raises(InternalSolverError):
+        solve(8, [(0, 3)], solver="cpsat")
+
+
+def test_a_backend_cannot_certify_its_own_claim(monkeypatch):
+    """A certificate that *says* it was checked is re-checked; an exhaustive claim stays a claim."""
+    import nqcsp.solvers as registry
+
+    from nqcsp.limits import Limits
+    from nqcsp.solvers.construct import ConstructSolver
+
+    # A solvable board the construction misses, so that auto's complete backends must decide it.
+    problem = next(Problem(8, [cell]) for cell in ((r, c) for r in range(8) for c in range(8))
+                   if naive_has_solution(8, [cell])
+                   and ConstructSolver().solve(Problem(8, [cell]), limits=Limits.unlimited()).status
+                   is Status.UNKNOWN)
+
+    def lie(p):
+        return Result(p, Status.UNSAT, "backtrack",
+                      certificate=nqcsp.Certificate("exhaustive", ("backtrack", "dratify"), {}))
+
+    monkeypatch.setitem(registry._instances, "backtrack", _Wrong(lie))
+    direct = solve(problem, solver="backtrack")
+    assert direct.status is Status.UNSAT and not direct.certificate.checked
+    # auto asks a second backend, whose verified solution exposes the lie.
+    with pytest.raises(InternalSolverError, match="disagree"):
+        solve(problem, solver="auto", seed=0)
