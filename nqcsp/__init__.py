@@ -34,4 +34,9 @@ __all__ = [
     "solve_n_queens",
     "verify",
 ]
-__version__ = "0.1.0"
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("nqcsp")
+except Exception:  # noqa: BLE001 - running from a source tree that was never installed
+    __version__ = "0.2.0"

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.limits import Limits
+from nqcsp.limits import Limits, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.result import Result, Status, queens_array
-from nqcsp.solvers.base import Clock
+from nqcsp.solvers.base import REASON, STAGE, Clock
 
 _DEFAULT_RESTARTS = 10
 # Greedy tries per row before the row is placed anyway (only hit on crowded boards).
@@ -127,7 +127,10 @@ class _LocalSearch:
         phase = state[kernels.PHASE]
         if phase == kernels.SOLVED:
             return Result(problem, Status.SAT, self.name, queens=queens_array(q, n), stats=stats)
-        stats["reason"] = "restart budget exhausted" if phase == kernels.EXHAUSTED else "time limit"
+        exhausted = phase == kernels.EXHAUSTED
+        stats[REASON] = "restart budget exhausted" if exhausted else time_limit_reason("search", limits.time_limit)
+        if not exhausted:
+            stats[STAGE] = "search"
         return Result(problem, Status.UNKNOWN, self.name, stats=stats)
 
     def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
