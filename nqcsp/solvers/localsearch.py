@@ -127,10 +127,10 @@ class _LocalSearch:
         phase = state[kernels.PHASE]
         if phase == kernels.SOLVED:
             return Result(problem, Status.SAT, self.name, queens=queens_array(q, n), stats=stats)
-        exhausted = phase == kernels.EXHAUSTED
-        stats[REASON] = "restart budget exhausted" if exhausted else time_limit_reason("search", limits.time_limit)
-        if not exhausted:
-            stats[STAGE] = "search"
+        if phase == kernels.EXHAUSTED:
+            stats[REASON] = "restart budget exhausted"
+        else:
+            stats[REASON], stats[STAGE] = time_limit_reason("search", limits.time_limit), "search"
         return Result(problem, Status.UNKNOWN, self.name, stats=stats)
 
     def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
