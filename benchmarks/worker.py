@@ -39,8 +39,8 @@ def nqcsp_solver(name: str, options: dict[str, Any]) -> SolveFn:
         result = nqcsp.solve(n, queens, solver=name, time_limit=time_limit, seed=seed, **options)
         out: dict[str, Any] = {"status": result.status.value, "stats": result.stats,
                                "answered_by": result.solver}
-        if result.queens is not None:
-            out["queens"] = result.queens
+        if result.columns is not None:
+            out["queens"] = result.columns
         if result.certificate is not None:
             out["certificate"] = {"kind": result.certificate.kind,
                                   "checked_by": list(result.certificate.checked_by)}

@@ -10,7 +10,7 @@ from nqcsp.contract import run_backend, unfinished_result
 from nqcsp.limits import Limits, Unfinished
 from nqcsp.problem import Problem, as_int
 from nqcsp.residual import residual_within
-from nqcsp.result import InternalSolverError, Result, Status, queens_array
+from nqcsp.result import InternalSolverError, Result, Status, columns_array
 from nqcsp.solvers import options_for
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
 from nqcsp.verifier import find_violation
@@ -52,7 +52,7 @@ def trivial_answer(problem: Problem, limits: Limits) -> Result | None:
         # Each mandatory queen attacks at most two free cells of another row (its column is not free):
         # a free line can be empty only when 2 * queens >= free lines.
         if free == 0:
-            return Result(problem, Status.SAT, "trivial", queens=queens_array(
+            return Result(problem, Status.SAT, "trivial", columns=columns_array(
                 [col for _, col in sorted(problem.queens)], problem.n))
         if 2 * len(problem.queens) >= free:
             line = residual_within(problem, limits).empty_line()
@@ -61,7 +61,7 @@ def trivial_answer(problem: Problem, limits: Limits) -> Result | None:
     if certificate is not None:
         return Result(problem, Status.UNSAT, "trivial", certificate=recheck(problem, certificate, limits))
     if problem.n == 0:
-        return Result(problem, Status.SAT, "trivial", queens=queens_array([], 0))
+        return Result(problem, Status.SAT, "trivial", columns=columns_array([], 0))
     return None
 
 
@@ -74,7 +74,7 @@ def verified(result: Result, limits: Limits) -> Result:
     limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n, f"checking {n} queens")
     limits.need_time("verify", VERIFY_S_PER_QUEEN * n)
     started = time.perf_counter()
-    violation = find_violation(n, result.queens, problem.queens)
+    violation = find_violation(n, result.columns, problem.queens)
     if violation is not None:
         raise InternalSolverError(f"solver {result.solver!r} returned an invalid solution for {problem}: "
                                   f"{violation}")

@@ -79,7 +79,7 @@ def decide_cells(n: int, cells: list[Cell], seed: int = 0,
         result = solve(n, [cell], solver="auto", seed=seed + 7919 * cell[0] + cell[1], time_limit=time_limit)
         seconds = time.perf_counter() - started
         if result.status is Status.SAT:
-            witness = result.columns()
+            witness = result.column_tuple()
             verdict = CellVerdict(cell, "SAT", result.solver, seconds, witness=witness)
             for row, col in enumerate(witness):
                 # The witness, turned by the symmetry that takes (row, col) to its class representative,

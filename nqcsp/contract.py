@@ -55,7 +55,7 @@ def enforce(name: str, problem: Problem, result: object, limits: Limits) -> Resu
     if result.problem != problem:
         raise InternalSolverError(f"solver {name!r} answered for {result.problem}, not for {problem}")
     if result.status is Status.SAT:
-        queens = result.queens
+        queens = result.columns
         if not isinstance(queens, np.ndarray) or queens.ndim != 1 or queens.dtype.kind not in "iu" \
                 or len(queens) != problem.n:
             raise InternalSolverError(f"solver {name!r} answered SAT without one integer column per row "

@@ -140,7 +140,7 @@ def _agreement(problem: Problem, claims: list[Result]) -> Result:
 def _disagreement(problem: Problem, unsat: list[Result], sat: Result) -> str:
     names = ", ".join(r.solver for r in unsat)
     return (f"backends disagree on {problem}: {names} answered UNSAT but {sat.solver} found a "
-            f"solution {sat.queens.tolist() if sat.queens is not None and problem.n <= 64 else ''}")
+            f"solution {sat.columns.tolist() if sat.columns is not None and problem.n <= 64 else ''}")
 
 
 def _why_undecided(limits: Limits, claims: list[Result], stages: list[dict[str, Any]]) -> str:

@@ -70,7 +70,7 @@ class Certificate:
         return {"kind": self.kind, "checked_by": list(self.checked_by), "details": details}
 
 
-def queens_array(columns: Any, n: int) -> np.ndarray:
+def columns_array(columns: Any, n: int) -> np.ndarray:
     """Columns by row as a read-only integer array, the one solution form that leaves a backend.
 
     An array rather than a tuple: at n = 10^8 a tuple of Python ints needs several GB, the array 400 MB.
@@ -84,12 +84,17 @@ def queens_array(columns: Any, n: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Result:
-    """The answer to one problem. ``queens[row] == col`` for every row when ``status`` is SAT."""
+    """The answer to one problem.
+
+    Naming, everywhere (API, CLI, JSON): ``queens`` are the mandatory cells ``(row, col)`` of the problem
+    (``result.problem.queens``); ``columns`` is the solution, ``columns[row] == col`` for every row when
+    ``status`` is SAT.
+    """
 
     problem: Problem
     status: Status
     solver: str
-    queens: np.ndarray | None = None
+    columns: np.ndarray | None = None
     certificate: Certificate | None = None
     stats: dict[str, Any] = field(default_factory=dict)
 
@@ -97,37 +102,37 @@ class Result:
     def n(self) -> int:
         return self.problem.n
 
-    def columns(self) -> tuple[int, ...]:
+    def column_tuple(self) -> tuple[int, ...]:
         """The solution as a tuple of Python ints (convenient for small n)."""
-        if self.queens is None:
+        if self.columns is None:
             raise ValueError(f"no solution to show: status is {self.status}")
-        return tuple(self.queens.tolist())
+        return tuple(self.columns.tolist())
 
     def board(self, memory_limit: int | None = None) -> str:
         """Board text: one line per row, '.' empty and 'Q' a queen, each line ending in '\\n'.
 
         n (n + 1) bytes, twice while it is built: ValueError naming the size when that exceeds
-        ``memory_limit`` (default: the memory available now); ``columns()`` is the compact form.
+        ``memory_limit`` (default: the memory available now); ``columns`` is the compact form.
         """
-        if self.queens is None:
+        if self.columns is None:
             raise ValueError(f"no solution to show: status is {self.status}")
         needed = 2 * self.n * (self.n + 1)
         limit = as_memory_limit(memory_limit)
         if needed > limit:
             raise ValueError(f"board text for n = {self.n} needs {format_bytes(needed)}, over the memory "
                              f"limit of {format_bytes(limit)}; ask for the columns instead")
-        return render_board(self.queens)
+        return render_board(self.columns)
 
-    def to_json(self, with_queens: bool = True) -> dict[str, Any]:
+    def to_json(self, with_columns: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
             "n": self.n,
-            "mandatory": [list(cell) for cell in self.problem.queens],
+            "queens": [list(cell) for cell in self.problem.queens],
             "status": self.status.value,
             "solver": self.solver,
             "stats": self.stats,
         }
-        if with_queens and self.queens is not None:
-            out["queens"] = self.queens.tolist()
+        if with_columns and self.columns is not None:
+            out["columns"] = self.columns.tolist()
         if self.certificate is not None:
             out["certificate"] = self.certificate.to_json()
         return out

@@ -22,18 +22,19 @@ _LINES = (
 )
 
 
-def verify(n: int, queens: Iterable[int] | np.ndarray, mandatory: Iterable[tuple[int, int]] = ()) -> bool:
-    """True when ``queens[row] == col`` places n non-attacking queens covering every mandatory queen."""
-    return find_violation(n, queens, mandatory) is None
+def verify(n: int, columns: Iterable[int] | np.ndarray, queens: Iterable[tuple[int, int]] = ()) -> bool:
+    """True when ``columns[row] == col`` places n non-attacking queens that include the mandatory
+    ``queens`` (cells ``(row, col)``, as given to ``nqcsp.solve``)."""
+    return find_violation(n, columns, queens) is None
 
 
 def find_violation(
-    n: int, queens: Iterable[int] | np.ndarray, mandatory: Iterable[tuple[int, int]] = ()
+    n: int, columns: Iterable[int] | np.ndarray, queens: Iterable[tuple[int, int]] = ()
 ) -> str | None:
     """None for a valid solution, else a sentence naming the first violation found."""
     size = as_board_size(n)
-    cells = as_cells(mandatory, size)
-    cols = _column_array(queens)
+    cells = as_cells(queens, size)
+    cols = _column_array(columns)
     if len(cols) != size:
         return f"{len(cols)} columns given for n = {size}"
     if size == 0:
@@ -62,19 +63,19 @@ def find_violation(
     return None
 
 
-def _column_array(queens: Iterable[int] | np.ndarray) -> np.ndarray:
-    if isinstance(queens, np.ndarray):
-        arr = queens
+def _column_array(columns: Iterable[int] | np.ndarray) -> np.ndarray:
+    if isinstance(columns, np.ndarray):
+        arr = columns
     else:
-        if isinstance(queens, (str, bytes)):
-            raise TypeError(f"queens must be a sequence of column numbers, got {queens!r}")
-        items = list(queens)
+        if isinstance(columns, (str, bytes)):
+            raise TypeError(f"columns must be a sequence of column numbers, got {columns!r}")
+        items = list(columns)
         bad = next((x for x in items if isinstance(x, bool) or not isinstance(x, (int, np.integer))), None)
         if bad is not None:
             raise TypeError(f"column numbers must be integers, got {bad!r} ({type(bad).__name__})")
         arr = np.array(items, dtype=np.int64)
     if arr.ndim != 1:
-        raise ValueError(f"queens must be one column per row (1-D), got shape {arr.shape}")
+        raise ValueError(f"columns must be one column per row (1-D), got shape {arr.shape}")
     if arr.dtype.kind not in "iu":
         raise TypeError(f"column numbers must be integers, got dtype {arr.dtype}")
     return arr

@@ -57,13 +57,13 @@ def test_attacking_mandatory_queens_are_unsat_with_the_pair_named(pair):
 
 def test_empty_board_has_the_empty_solution():
     result = solve(0)
-    assert result.status is Status.SAT and result.columns() == () and result.board() == ""
+    assert result.status is Status.SAT and result.column_tuple() == () and result.board() == ""
 
 
 def test_solve_accepts_a_problem_and_verifies():
     result = solve(Problem(8, [(0, 3)]))
     assert result.status is Status.SAT
-    assert naive_is_solution(8, result.columns(), [(0, 3)])
+    assert naive_is_solution(8, result.column_tuple(), [(0, 3)])
     assert result.stats["wall_s"] >= 0
 
 
@@ -79,9 +79,9 @@ class _LyingSolver:
         self.name, self.status, self.queens = name, status, queens
 
     def solve(self, problem, *, limits, seed=None, **options):
-        from nqcsp.result import queens_array
-        queens = None if self.queens is None else queens_array(self.queens, problem.n)
-        return Result(problem, self.status, self.name, queens=queens)
+        from nqcsp.result import columns_array
+        queens = None if self.queens is None else columns_array(self.queens, problem.n)
+        return Result(problem, self.status, self.name, columns=queens)
 
 
 @pytest.mark.parametrize("liar", [_LyingSolver("bad-board", Status.SAT, [0, 1, 2, 3]),
@@ -105,7 +105,7 @@ def test_import_is_lazy():
 
 def test_an_infinite_time_limit_means_none():
     result = solve(8, [(0, 3)], time_limit=float("inf"))
-    assert result.status is Status.SAT and naive_is_solution(8, result.queens.tolist(), [(0, 3)])
+    assert result.status is Status.SAT and naive_is_solution(8, result.columns.tolist(), [(0, 3)])
 
 
 @pytest.mark.parametrize(("options", "named"), [

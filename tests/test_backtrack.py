@@ -107,7 +107,7 @@ def test_boards_wider_than_the_bitboard_are_rejected():
 
 def test_mandatory_queens_work_at_the_widest_board():
     # n = 64 exercises the top bit; with 60 queens fixed the rest is a small exact search.
-    base = solve(64, solver="construct").columns()
+    base = solve(64, solver="construct").column_tuple()
     queens = [(r, base[r]) for r in range(60)]
     assert count(64, queens) >= 1
     first = next(solutions(64, queens))
@@ -130,7 +130,7 @@ def test_backend_unsat_on_blockades_confirmed_by_naive(n):
                 assert result.certificate.kind == "exhaustive" and result.certificate.details["nodes"] >= 0
             else:
                 assert result.status is Status.SAT
-                assert naive_is_solution(n, result.columns(), [(r, c)])
+                assert naive_is_solution(n, result.column_tuple(), [(r, c)])
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 12, 20, 30, 40, 64])
@@ -138,7 +138,7 @@ def test_backend_answers_plain_boards(n):
     result = solve(n, solver="backtrack")
     assert result.status is (Status.UNSAT if n in (2, 3) else Status.SAT)
     if result.status is Status.SAT:
-        assert naive_is_solution(n, result.columns())
+        assert naive_is_solution(n, result.column_tuple())
 
 
 def test_backend_random_mandatory_queens_agree_with_naive():

@@ -33,7 +33,7 @@ def test_partial_boards_round_trip(case):
 
 
 def test_columns_round_trip():
-    cols = solve(1000).queens
+    cols = solve(1000).columns
     assert (parse_columns("".join(format_columns(cols, chunk=77))) == cols).all()
 
 
@@ -41,4 +41,4 @@ def test_result_board_matches_columns():
     result = solve(8, [(0, 3)])
     board = result.board()
     assert board.splitlines()[0] == "...Q...."
-    assert parse_board(board)[1] == list(enumerate(result.columns()))
+    assert parse_board(board)[1] == list(enumerate(result.column_tuple()))

@@ -24,7 +24,7 @@ def test_solve_prints_a_board_with_the_mandatory_queen():
 def test_solve_json_and_columns():
     out = nqcsp("solve", "12", "--format", "json")
     data = json.loads(out.stdout)
-    assert data["status"] == "SAT" and naive_is_solution(12, data["queens"])
+    assert data["status"] == "SAT" and naive_is_solution(12, data["columns"])
     cols = nqcsp("solve", "150").stdout.split()  # columns above n = 100
     assert naive_is_solution(150, [int(c) for c in cols])
 
@@ -82,7 +82,7 @@ def test_queens_file_json_and_lines(tmp_path):
     for path in (as_json, as_lines):
         out = nqcsp("solve", "8", "--queens-file", str(path), "--format", "json")
         data = json.loads(out.stdout)
-        assert data["status"] == "SAT" and naive_is_solution(8, data["queens"], [(0, 3), (1, 6)])
+        assert data["status"] == "SAT" and naive_is_solution(8, data["columns"], [(0, 3), (1, 6)])
     bad = tmp_path / "bad.txt"
     bad.write_text("0,3\n1;6\n")
     out = nqcsp("solve", "8", "--queens-file", str(bad))
@@ -99,7 +99,7 @@ def test_batch_json_lines(tmp_path):
     assert [r["id"] for r in records] == [1, 2, 3]
     assert records[1]["status"] == "UNSAT" and records[1]["certificate"]["kind"] == "attack"
     for record in (records[0], records[2]):
-        assert naive_is_solution(record["n"], record["queens"], [tuple(q) for q in record["mandatory"]])
+        assert naive_is_solution(record["n"], record["columns"], [tuple(q) for q in record["queens"]])
     bad = nqcsp("solve", "--batch", "-", stdin='{"n": -3}\nnot json\n')
     assert bad.returncode == 2
     assert all("error" in json.loads(line) for line in bad.stdout.splitlines())

@@ -35,7 +35,7 @@ def test_gcd_one_reaches_every_cell(n):
         for c in range(n):
             result = solve(n, [(r, c)], solver="construct")
             assert result.status is Status.SAT
-            assert naive_is_solution(n, result.queens.tolist(), [(r, c)])
+            assert naive_is_solution(n, result.columns.tolist(), [(r, c)])
 
 
 @pytest.mark.parametrize("n", [4, 6, 8, 10, 12, 30])
@@ -47,7 +47,7 @@ def test_one_mandatory_queen_sat_answers_are_right_or_unknown(n):
             assert result.status in (Status.SAT, Status.UNKNOWN)
             if result.status is Status.SAT:
                 found += 1
-                assert naive_is_solution(n, result.queens.tolist(), [(r, c)])
+                assert naive_is_solution(n, result.columns.tolist(), [(r, c)])
     assert found >= n  # at least the base solution's own cells
 
 
@@ -59,9 +59,9 @@ def test_small_boards_without_a_construction_are_unknown():
 def test_huge_board_is_constructed_and_verified():
     n = 10**7
     result = solve(n, solver="construct")
-    assert result.status is Status.SAT and len(result.queens) == n
-    assert verify(n, result.queens)
-    assert result.queens.dtype == np.int32 and not result.queens.flags.writeable
+    assert result.status is Status.SAT and len(result.columns) == n
+    assert verify(n, result.columns)
+    assert result.columns.dtype == np.int32 and not result.columns.flags.writeable
 
 
 def test_unknown_options_are_rejected():

@@ -36,7 +36,7 @@ def test_every_declared_option_refuses_a_wrong_type(name):
 @pytest.mark.parametrize("name", INSTALLED)
 def test_the_empty_board_and_attacking_queens(name):
     empty = solve(0, solver=name)
-    assert empty.status is Status.SAT and len(empty.queens) == 0
+    assert empty.status is Status.SAT and len(empty.columns) == 0
     attack = solve(8, [(0, 0), (3, 3)], solver=name)
     assert attack.status is Status.UNSAT
     assert attack.certificate.kind == "attack" and attack.certificate.checked
@@ -47,7 +47,7 @@ def test_answers_agree_with_brute_force(name):
     for n, queens in [(8, [(0, 3)]), (6, [(0, 0)]), (7, [(2, 3)]), (9, [(0, 0), (1, 2)])]:
         result = solve(n, queens, solver=name, seed=1, time_limit=30)
         if result.status is Status.SAT:
-            assert naive_is_solution(n, result.queens.tolist(), queens)
+            assert naive_is_solution(n, result.columns.tolist(), queens)
         elif result.status is Status.UNSAT:
             assert spec(name).complete, f"incomplete {name} answered UNSAT"
             assert result.certificate is not None
@@ -98,8 +98,8 @@ class _Wrong:
 
 @pytest.mark.parametrize("answer", [
     lambda p: 3.5,
-    lambda p: Result(p, Status.SAT, "wrong", queens=np.zeros((2, 4), dtype=np.int64)),
-    lambda p: Result(p, Status.SAT, "wrong", queens=np.arange(p.n, dtype=np.float64)),
+    lambda p: Result(p, Status.SAT, "wrong", columns=np.zeros((2, 4), dtype=np.int64)),
+    lambda p: Result(p, Status.SAT, "wrong", columns=np.arange(p.n, dtype=np.float64)),
     lambda p: Result(Problem(p.n + 1), Status.SAT, "wrong"),
     lambda p: Result(p, Status.UNSAT, "wrong"),
     lambda p: (_ for _ in ()).throw(ValueError("a bug inside the backend")),

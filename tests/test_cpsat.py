@@ -40,7 +40,7 @@ def test_every_single_queen_cell_agrees_with_brute_force(model, n):
             result = solve(n, [(row, col)], solver="cpsat", model=model)
             if naive_has_solution(n, [(row, col)]):
                 assert result.status is Status.SAT, (row, col)
-                assert naive_is_solution(n, result.queens.tolist(), [(row, col)])
+                assert naive_is_solution(n, result.columns.tolist(), [(row, col)])
             else:
                 blockades += 1
                 assert result.status is Status.UNSAT, (row, col)
@@ -65,8 +65,8 @@ def test_sat_answers_pass_the_naive_checker(model, hint, n):
     for queens in ([], mandatory_for(n), [(n - 1, n // 2)] if n > 1 else []):
         result = solve(n, queens, solver="cpsat", model=model, hint=hint, seed=7)
         assert result.status is Status.SAT
-        assert naive_is_solution(n, result.queens.tolist(), queens)
-        assert not result.queens.flags.writeable
+        assert naive_is_solution(n, result.columns.tolist(), queens)
+        assert not result.columns.flags.writeable
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -109,7 +109,7 @@ def test_time_limit_ends_in_sat_or_unknown_with_a_reason():
     if result.status is Status.UNKNOWN:
         assert result.stats["reason"] == "time limit reached"
     else:
-        assert verify(400, result.queens, mandatory_for(400))
+        assert verify(400, result.columns, mandatory_for(400))
 
 
 def test_search_options_and_raw_parameters_still_give_verified_answers():
@@ -118,7 +118,7 @@ def test_search_options_and_raw_parameters_still_give_verified_answers():
                     {"parameters": {"cp_model_probing_level": 0, "initial_polarity": "POLARITY_TRUE",
                                    "max_time_in_seconds": 30, "enumerate_all_solutions": False}}):
         result = solve(24, [(3, 5)], solver="cpsat", **options)
-        assert result.status is Status.SAT and naive_is_solution(24, result.queens.tolist(), [(3, 5)])
+        assert result.status is Status.SAT and naive_is_solution(24, result.columns.tolist(), [(3, 5)])
 
 
 @pytest.mark.parametrize("options, error, named", [

@@ -52,7 +52,7 @@ def test_every_single_mandatory_cell_on_small_boards(solver, n):
             # Only the trivial stage before any backend (an empty free line) may answer UNSAT.
             assert result.status is not Status.UNSAT or result.solver == "trivial"
             if result.status is Status.SAT:
-                assert naive_is_solution(n, result.queens.tolist(), [(row, col)])
+                assert naive_is_solution(n, result.columns.tolist(), [(row, col)])
             else:
                 # The default budget is enough for every solvable cell up to n = 8 at these seeds; an
                 # UNKNOWN on a solvable cell would mean the search or its budget broke.
@@ -80,7 +80,8 @@ def test_time_limit_stops_a_hopeless_search(solver):
     started = time.perf_counter()
     result = solve(6, [(0, 0)], solver=solver, seed=5, time_limit=limit, max_restarts=10**12)
     took = time.perf_counter() - started
-    assert result.status is Status.UNKNOWN and result.stats["reason"] == "time limit"
+    assert result.status is Status.UNKNOWN and result.stats["stage"] == "search"
+    assert result.stats["reason"] == "time limit of 0.5 s reached during search"
     assert took < limit + 5.0  # generous: CI machines are noisy; the benchmark measures the real overshoot
 
 
@@ -97,7 +98,7 @@ def test_hypothesis_instances_taken_from_a_solution(solver, data):
     result = solve(n, mandatory, solver=solver, seed=seed)
     assert result.status is not Status.UNSAT
     if result.status is Status.SAT:
-        assert naive_is_solution(n, result.queens.tolist(), mandatory)
+        assert naive_is_solution(n, result.columns.tolist(), mandatory)
     else:
         assert len(mandatory) >= 3  # one or two mandatory queens on these boards are always solved
 
@@ -110,9 +111,9 @@ def test_bigger_boards_with_one_mandatory_queen(solver, n, seed):
     cell = (n // 2, n // 3)
     result = solve(n, [cell], solver=solver, seed=seed)
     assert result.status is Status.SAT
-    assert verify(n, result.queens, [cell])
+    assert verify(n, result.columns, [cell])
     if n <= 1000:
-        assert naive_is_solution(n, result.queens.tolist(), [cell])
+        assert naive_is_solution(n, result.columns.tolist(), [cell])
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -126,9 +127,9 @@ def test_many_mandatory_queens_are_kept_or_the_answer_is_unknown(solver):
         result = solve(n, mandatory, solver=solver, seed=count)
         assert result.status is not Status.UNSAT
         if result.status is Status.SAT:
-            assert naive_is_solution(n, result.queens.tolist(), mandatory)
+            assert naive_is_solution(n, result.columns.tolist(), mandatory)
         if count >= n - 1:  # nothing left to choose: the mandatory queens are the solution
-            assert result.status is Status.SAT and result.queens.tolist() == base
+            assert result.status is Status.SAT and result.columns.tolist() == base
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -136,12 +137,12 @@ def test_same_seed_same_board_and_the_drawn_seed_is_recorded(solver):
     n, cell = 3000, (1500, 1000)
     first = solve(n, [cell], solver=solver, seed=42)
     again = solve(n, [cell], solver=solver, seed=42)
-    assert first.status is Status.SAT and np.array_equal(first.queens, again.queens)
+    assert first.status is Status.SAT and np.array_equal(first.columns, again.columns)
     drawn = solve(n, [cell], solver=solver)
     replay = solve(n, [cell], solver=solver, seed=drawn.stats["seed"])
-    assert np.array_equal(drawn.queens, replay.queens)
+    assert np.array_equal(drawn.columns, replay.columns)
     other = solve(n, [cell], solver=solver, seed=43)
-    assert not np.array_equal(first.queens, other.queens)
+    assert not np.array_equal(first.columns, other.columns)
 
 
 def _run_with_chunks_of(monkeypatch, budget, solver, n, mandatory, seed):
@@ -156,7 +157,7 @@ def _run_with_chunks_of(monkeypatch, budget, solver, n, mandatory, seed):
     monkeypatch.setattr(layer, "_run_in_chunks", fixed_chunks)
     result = get_solver(solver).solve(Problem(n, mandatory), limits=Limits.unlimited(), seed=seed,
                                       **options_for(solver, {}))
-    return None if result.queens is None else result.queens.tolist()
+    return None if result.columns is None else result.columns.tolist()
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -216,7 +217,7 @@ def test_small_solution_sets_are_reached():
         unique = list(naive_solutions(n, mandatory))
         for solver in SOLVERS:
             result = solve(n, mandatory, solver=solver, seed=1)
-            assert result.status is Status.SAT and result.columns() in unique
+            assert result.status is Status.SAT and result.column_tuple() in unique
 
 
 @pytest.mark.parametrize("solver", SOLVERS)

@@ -19,7 +19,7 @@ def assert_guaranteed(result, n, queens):
     """SAT verified against the naive checker; UNSAT checked by a second method and true by brute force."""
     expected = naive_has_solution(n, queens)
     if result.status is Status.SAT:
-        assert naive_is_solution(n, result.queens.tolist(), queens)
+        assert naive_is_solution(n, result.columns.tolist(), queens)
     else:
         assert result.status is Status.UNSAT, result.stats
         assert result.certificate.checked, result.certificate
@@ -107,13 +107,13 @@ def test_portfolio_raises_when_a_complete_backend_lies(monkeypatch):
 
 def test_portfolio_raises_on_an_invalid_solution(monkeypatch):
     import nqcsp.solvers as registry
-    from nqcsp.result import queens_array
+    from nqcsp.result import columns_array
 
     class BadBoard:
         name, complete = "badboard", True
 
         def solve(self, problem, *, limits, seed=None, **options):
-            return Result(problem, Status.SAT, self.name, queens=queens_array(range(problem.n), problem.n))
+            return Result(problem, Status.SAT, self.name, columns=columns_array(range(problem.n), problem.n))
 
     from nqcsp import portfolio
 
@@ -184,4 +184,4 @@ def test_completion_instances_near_the_peak_are_decided_and_certified():
         if result.status is Status.UNSAT:
             assert result.certificate.checked
         else:
-            assert naive_is_solution(30, result.queens.tolist(), queens)
+            assert naive_is_solution(30, result.columns.tolist(), queens)

@@ -48,7 +48,7 @@ def assert_checked_drat(result):
 def assert_right(result, n, queens):
     if naive_has_solution(n, queens):
         assert result.status is Status.SAT
-        assert naive_is_solution(n, result.queens.tolist(), queens)
+        assert naive_is_solution(n, result.columns.tolist(), queens)
     else:
         assert result.status is Status.UNSAT
         if result.solver == "trivial":
@@ -98,7 +98,7 @@ def test_large_boards_with_a_mandatory_queen():
     for n in (50, 101, 200):
         cell = (0, n // 3)
         result = solve(n, [cell], solver="sat", seed=1)
-        assert result.status is Status.SAT and naive_is_solution(n, result.queens.tolist(), [cell])
+        assert result.status is Status.SAT and naive_is_solution(n, result.columns.tolist(), [cell])
 
 
 # --- the checker rejects bad proofs -------------------------------------------------------------------
@@ -198,7 +198,7 @@ def test_aliases_and_every_encoding_solve_a_mandatory_queen():
     for encoding in ENCODINGS:
         sat_solver = "mc" if encoding == "native" else "g4"
         result = solve(10, [(0, 3)], solver="sat", encoding=encoding, sat_solver=sat_solver, hint=False)
-        assert result.status is Status.SAT and naive_is_solution(10, result.queens.tolist(), [(0, 3)])
+        assert result.status is Status.SAT and naive_is_solution(10, result.columns.tolist(), [(0, 3)])
 
 
 def test_proof_false_turns_unsat_into_unknown_and_time_limits_give_unknown():

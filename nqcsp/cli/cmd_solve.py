@@ -176,7 +176,7 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
         if fmt == "board":
             out.write(result.board())
         else:
-            for chunk in format_columns(result.queens):
+            for chunk in format_columns(result.columns):
                 out.write(chunk)
     elif result.status is Status.UNSAT:
         certificate = result.certificate
@@ -193,14 +193,14 @@ def write_json(result: Result, out: TextIO) -> None:
     """One JSON object; the columns are streamed in chunks, so n = 10^8 needs no giant string."""
     from nqcsp.board import format_columns
 
-    record = result.to_json(with_queens=False)
-    if result.queens is None:
+    record = result.to_json(with_columns=False)
+    if result.columns is None:
         out.write(json.dumps(record, default=str) + "\n")
         return
     head = json.dumps(record, default=str)
-    out.write(head[:-1] + (', "queens": [' if len(head) > 2 else '{"queens": ['))
+    out.write(head[:-1] + (', "columns": [' if len(head) > 2 else '{"columns": ['))
     first = True
-    for chunk in format_columns(result.queens):
+    for chunk in format_columns(result.columns):
         out.write(("" if first else ",") + chunk.rstrip("\n").replace("\n", ","))
         first = False
     out.write("]}\n")

@@ -15,7 +15,7 @@ import numpy as np
 from nqcsp.counting import MAX_N, allowed_masks
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
-from nqcsp.result import Certificate, Result, Status, queens_array
+from nqcsp.result import Certificate, Result, Status, columns_array
 from nqcsp.solvers.base import Clock
 
 _NODES_PER_CHUNK = 1 << 16
@@ -39,7 +39,7 @@ class BacktrackSolver:
                           stats={"reason": f"n = {n} is above {MAX_N}, the widest bitboard",
                                  "solve_s": clock.elapsed()})
         if n == 0:
-            return Result(problem, Status.SAT, self.name, queens=queens_array([], 0),
+            return Result(problem, Status.SAT, self.name, columns=columns_array([], 0),
                           stats={"nodes": 0, "solve_s": clock.elapsed()})
         from nqcsp.solvers._kernels import backtrack as kernels
 
@@ -62,4 +62,4 @@ class BacktrackSolver:
         cols = np.empty(n, dtype=np.int64)
         # The value tried last at each depth is the queen placed there.
         cols[chosen_row] = order[tried - 1]
-        return Result(problem, Status.SAT, self.name, queens=queens_array(cols, n), stats=stats)
+        return Result(problem, Status.SAT, self.name, columns=columns_array(cols, n), stats=stats)

@@ -21,7 +21,7 @@ from nqcsp.construction import (
 )
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
-from nqcsp.result import Result, Status, queens_array
+from nqcsp.result import Result, Status, columns_array
 from nqcsp.solvers.base import Clock
 from nqcsp.symmetry import SYMMETRIES, covers, transform
 
@@ -53,7 +53,7 @@ class ConstructSolver:
         return self._unknown(problem, clock, "no symmetry or shift of the construction covers the queens")
 
     def _found(self, problem: Problem, clock: Clock, cols: np.ndarray, how: str) -> Result:
-        return Result(problem, Status.SAT, self.name, queens=queens_array(cols, problem.n),
+        return Result(problem, Status.SAT, self.name, columns=columns_array(cols, problem.n),
                       stats={"construction": how, "solve_s": clock.elapsed()})
 
     def _unknown(self, problem: Problem, clock: Clock, why: str) -> Result:

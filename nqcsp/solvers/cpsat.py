@@ -30,7 +30,7 @@ import numpy as np
 from nqcsp.construction import permutation_near
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
-from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, queens_array
+from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
 from nqcsp.solvers.base import Clock
 
 if TYPE_CHECKING:
@@ -242,7 +242,7 @@ class CpSatSolver:
                  "solve_s": clock.elapsed()}
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             cols = columns_from(solver.response_proto.solution, problem.n, config["model"])
-            return Result(problem, Status.SAT, self.name, queens=queens_array(cols, problem.n), stats=stats)
+            return Result(problem, Status.SAT, self.name, columns=columns_array(cols, problem.n), stats=stats)
         if status == cp_model.INFEASIBLE:
             # Only CP-SAT's claim: the guaranteed path cross-checks it with a second complete method.
             claim = {"model": config["model"], **_search_stats(solver)}

@@ -20,7 +20,7 @@ import numpy as np
 
 from nqcsp.limits import Limits, time_limit_reason
 from nqcsp.problem import Problem
-from nqcsp.result import Result, Status, queens_array
+from nqcsp.result import Result, Status, columns_array
 from nqcsp.solvers.base import REASON, STAGE, Clock
 
 _DEFAULT_RESTARTS = 10
@@ -102,7 +102,7 @@ class _LocalSearch:
         if problem.attack is not None or n == 0:
             stats["reason"] = "mandatory queens attack each other" if n else "empty board"
             return Result(problem, Status.UNKNOWN if n else Status.SAT, self.name,
-                          queens=None if n else queens_array([], 0), stats=stats)
+                          columns=None if n else columns_array([], 0), stats=stats)
         limits.need_memory("search", bytes_needed(n), f"local search on {n} queens")
         limits.need_time("search", SETUP_S_PER_QUEEN * n)
         state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
@@ -126,7 +126,7 @@ class _LocalSearch:
                      chunks=chunks, tail=tail)
         phase = state[kernels.PHASE]
         if phase == kernels.SOLVED:
-            return Result(problem, Status.SAT, self.name, queens=queens_array(q, n), stats=stats)
+            return Result(problem, Status.SAT, self.name, columns=columns_array(q, n), stats=stats)
         if phase == kernels.EXHAUSTED:
             stats[REASON] = "restart budget exhausted"
         else:

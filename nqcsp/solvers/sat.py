@@ -31,7 +31,7 @@ from nqcsp.cnf import NATIVE, Formula, check_encoding, clauses_dimacs, encode
 from nqcsp.construction import permutation_near
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
-from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, queens_array
+from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
 from nqcsp.solvers.base import Clock
 
 SEARCH_SOLVER = "minicard"
@@ -338,7 +338,7 @@ class SatSolver:
         stats = dict(outcome.stats)
         stats["total_s"] = clock.elapsed()
         if outcome.status is True:
-            return Result(problem, Status.SAT, self.name, queens=queens_array(outcome.queens, problem.n),
+            return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.queens, problem.n),
                           stats=stats)
         if outcome.status is False:
             return Result(problem, Status.UNSAT, self.name, certificate=outcome.certificate, stats=stats)
