@@ -19,7 +19,7 @@ from typing import Any
 from nqcsp.contract import run_backend
 from nqcsp.limits import Limits, Unfinished, time_limit_reason
 from nqcsp.problem import Problem
-from nqcsp.residual import residual_within
+from nqcsp.residual import need_residual_memory
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
 from nqcsp.solvers import is_installed, options_for, specs
 from nqcsp.solvers.base import REASON, STAGE
@@ -93,7 +93,7 @@ def solve_auto(problem: Problem, limits: Limits, seed: int | None, policy: Polic
     order = complete_backends(problem, policy)
     if order:
         try:
-            residual_within(problem, limits)
+            need_residual_memory(problem, limits)
         except Unfinished as exc:
             # Every complete backend works on the residual board: none can start.
             stages.append({"solver": ", ".join(order), "status": "UNKNOWN", REASON: exc.reason})

@@ -76,10 +76,15 @@ def estimated_bytes(problem: Problem) -> int:
     return BYTES_PER_CELL * free * free + 64 * problem.n
 
 
-def residual_within(problem: Problem, limits: Limits, stage: str = "residual") -> Residual:
-    """``residual_of(problem)`` after checking that building it fits in the memory budget."""
+def need_residual_memory(problem: Problem, limits: Limits, stage: str = "residual") -> None:
+    """Raise OutOfMemory when the residual board of ``problem`` would not fit in the memory budget."""
     free = problem.n - len({row for row, _ in problem.queens})
     limits.need_memory(stage, estimated_bytes(problem), f"the {free} x {free} residual board")
+
+
+def residual_within(problem: Problem, limits: Limits, stage: str = "residual") -> Residual:
+    """``residual_of(problem)`` after checking that building it fits in the memory budget."""
+    need_residual_memory(problem, limits, stage)
     return residual_of(problem)
 
 
