@@ -1,4 +1,4 @@
-"""Command line: ``run`` a suite, ``analyze`` result files, ``list`` the suites.
+"""Command line: ``run`` a suite, ``analyze`` result files, ``list`` the suites, ``check-generator``.
 
 ``python -m benchmarks run SUITE`` appends to ``./bench-results/SUITE.jsonl`` (``--out DIR`` names another
 directory; ``--publish`` writes to the package's tracked ``benchmarks/results/``). ``analyze`` writes its
@@ -58,6 +58,11 @@ def parser() -> argparse.ArgumentParser:
                                                      "results file)")
     analyze.add_argument("--name", help="file name stem of the outputs (default: the first file's stem)")
 
+    check = sub.add_parser("check-generator", help="cross-check nqcsp.random_completion against CSPLib "
+                                                   "prob079's generator (data/queens-gen-fast.py), by path")
+    check.add_argument("generator", type=Path)
+    check.add_argument("--seeds", type=int, default=10, help="seeds 0..K-1 per size (default 10)")
+
     sub.add_parser("list", help="the suites and what they hold")
     return top
 
@@ -68,6 +73,15 @@ def main(argv: list[str] | None = None) -> int:
         for name, suite in SUITES.items():
             print(f"{name:18} {suite['description']}")
         return 0
+    if args.command == "check-generator":
+        from benchmarks.generator_check import DEFAULT_SIZES, run, table
+
+        if not args.generator.is_file():
+            print(f"error: no such generator: {args.generator}", file=sys.stderr)
+            return 2
+        rows = run(args.generator, DEFAULT_SIZES, range(args.seeds))
+        print(table(rows), end="")
+        return 0 if all(not r["problems"] for r in rows) else 1
     if args.command == "analyze":
         from benchmarks.analyze import analyze
 

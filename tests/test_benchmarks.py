@@ -364,3 +364,30 @@ def test_real_shiftqueens_agrees_with_brute_force():
     for n, queens in small_instances():
         answer = peers.solve_shiftqueens(n, queens, 20, 0)
         assert answer["status"] == ("SAT-CLAIM" if naive_has_solution(n, queens) else "UNSAT"), (n, queens)
+
+
+# ---------------------------------------------------------------- CSPLib's generator, by path
+
+FAKE_GENERATOR = """import sys
+n, m, seed = map(int, sys.argv[1:])
+if seed == 2:
+    print("given up trying to generate problem"); sys.exit(1)
+print("letting n = ", n)
+print("letting init = ", [[0, 1], [1, 3]] if seed == 0 else [[0, 0], [1, 1]])
+"""
+
+
+def test_the_generator_check_parses_csplib_output_and_flags_bad_instances(tmp_path):
+    from benchmarks.generator_check import check_instance, parse, run
+
+    assert parse("letting n =  8\nletting init =  [[3, 1], [0, 2]]\n") == [(0, 2), (3, 1)]
+    assert parse("given up trying to generate problem\n") is None
+    assert check_instance(8, 2, [(0, 2), (3, 1)]) == []
+    assert any("attack" in p for p in check_instance(8, 2, [(0, 0), (1, 1)]))
+    assert any("queens, not 3" in p for p in check_instance(8, 3, [(0, 2), (3, 1)]))
+    generator = tmp_path / "gen.py"
+    generator.write_text(FAKE_GENERATOR)
+    (row,) = run(generator, [(6, 2)], range(3))
+    assert (row["instances"], row["valid"], row["gave_up"]) == (2, 1, 1)
+    assert row["identical"] == (nqcsp.random_completion(6, 2, 0) == [(0, 1), (1, 3)])
+    assert len(row["problems"]) == 1 and "seed 1" in row["problems"][0]
