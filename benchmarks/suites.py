@@ -4,7 +4,8 @@ A suite is a dict:
 - ``family`` and ``params``: the instance family in benchmarks/instances.py and its arguments;
 - ``configs``: solver configurations, each a solver name, ``(name, options)``, ``(name, options, label)`` or
   a dict with ``solver``, ``options``, ``label``, ``max_n`` (boards above it are not given to it) and
-  ``params`` (family parameters of its own), or a function returning such a list. Names
+  ``params`` (family parameters of its own), or a function returning such a list (labels have no commas:
+  ``--solvers`` takes a comma-separated list of them). Names
   are nqcsp backends (from the registry), ``auto``, the external peers of benchmarks/peers.py, or the
   tasks ``count`` / ``solutions`` (``nqcsp.count``, ``nqcsp.solutions``). A configuration whose solver is
   not registered or not installed is skipped with a note;
@@ -42,21 +43,21 @@ CPSAT_STOCK = {"presolve": True, "symmetry_level": 2, "inprocessing": True, "lin
 # Neither hint nor AllDifferent expansion: the configurations below switch them on one at a time.
 CPSAT_PLAIN = {"hint": None, "expand_alldiff": False}
 CPSAT_CONFIGS = [
-    ("cpsat", {"model": "alldiff", **CPSAT_STOCK, **CPSAT_PLAIN}, "alldiff, stock"),
+    ("cpsat", {"model": "alldiff", **CPSAT_STOCK, **CPSAT_PLAIN}, "alldiff/stock"),
     ("cpsat", {"model": "alldiff", **CPSAT_STOCK, **CPSAT_PLAIN, "expand_alldiff": True},
-     "alldiff, stock+expand"),
+     "alldiff/stock+expand"),
     ("cpsat", {"model": "alldiff", **CPSAT_STOCK, **CPSAT_PLAIN, "search": "min-domain-median"},
-     "alldiff, stock+min-domain-median"),
-    ("cpsat", {"model": "alldiff", **CPSAT_PLAIN}, "alldiff, tuned"),
-    ("cpsat", {"model": "alldiff", **CPSAT_PLAIN, "expand_alldiff": True}, "alldiff, tuned+expand"),
+     "alldiff/stock+min-domain-median"),
+    ("cpsat", {"model": "alldiff", **CPSAT_PLAIN}, "alldiff/tuned"),
+    ("cpsat", {"model": "alldiff", **CPSAT_PLAIN, "expand_alldiff": True}, "alldiff/tuned+expand"),
     ("cpsat", {"model": "alldiff", **CPSAT_PLAIN, "search": "min-domain-median"},
-     "alldiff, tuned+min-domain-median"),
-    ("cpsat", {"model": "alldiff", **CPSAT_PLAIN, "hint": "construct"}, "alldiff, tuned+hint"),
-    ("cpsat", {"model": "alldiff"}, "alldiff, backend default"),
-    ("cpsat", {"model": "boolean", **CPSAT_STOCK, **CPSAT_PLAIN}, "boolean, stock"),
-    ("cpsat", {"model": "boolean", **CPSAT_PLAIN}, "boolean, tuned"),
-    ("cpsat", {"model": "boolean", **CPSAT_PLAIN, "workers": 2}, "boolean, tuned, 2 workers"),
-    ("cpsat", {"model": "boolean"}, "boolean, tuned+hint (auto's choice)"),
+     "alldiff/tuned+min-domain-median"),
+    ("cpsat", {"model": "alldiff", **CPSAT_PLAIN, "hint": "construct"}, "alldiff/tuned+hint"),
+    ("cpsat", {"model": "alldiff"}, "alldiff/backend-default"),
+    ("cpsat", {"model": "boolean", **CPSAT_STOCK, **CPSAT_PLAIN}, "boolean/stock"),
+    ("cpsat", {"model": "boolean", **CPSAT_PLAIN}, "boolean/tuned"),
+    ("cpsat", {"model": "boolean", **CPSAT_PLAIN, "workers": 2}, "boolean/tuned/2-workers"),
+    ("cpsat", {"model": "boolean"}, "boolean/tuned+hint/auto's-choice"),
 ]
 
 # Encoding x SAT solver x hint for first solutions; clausal encodings stop at n = 400 (10^7 clauses at
@@ -174,7 +175,7 @@ SUITES: dict[str, dict[str, Any]] = {
         "family": "counting",
         "params": {"sizes": [14, 15, 16, 17]},
         "configs": [{"solver": "count"},
-                    {"solver": "count", "options": {"symmetry": False}, "label": "count, no symmetry",
+                    {"solver": "count", "options": {"symmetry": False}, "label": "count/no-symmetry",
                      "params": {"sizes": [14]}},
                     {"solver": "solutions", "params": {"sizes": [12], "task": "enumerate"}}],
         "seeds": [0],

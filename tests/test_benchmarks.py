@@ -144,6 +144,16 @@ def test_jobs_per_time_limit_per_config_bounds_and_params():
     assert {j.timeout for j in jobs} == {3.0}
 
 
+def test_every_suite_builds_and_its_labels_can_be_named_on_the_command_line():
+    from benchmarks.runner import suite_configs
+
+    for name, suite in SUITES.items():
+        configs = suite_configs(suite)
+        assert configs, name
+        assert all("," not in config.name for config in configs), name
+        assert len({config.name for config in configs}) == len(configs), name
+
+
 def test_configuration_labels_name_their_options():
     assert Config("sat", {"encoding": "seqcounter"}).name == "sat[encoding=seqcounter]"
     assert Config("sat", {"encoding": "seqcounter"}, "sat-seq").name == "sat-seq"
