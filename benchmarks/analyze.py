@@ -339,6 +339,38 @@ def _plot_sweep(ax: Any, completion: list[Record], by_config: dict[str, list[Rec
     _legend(ax, loc="upper left")
 
 
+def plot_outcomes(records: list[Record], path: Path) -> Path | None:
+    """Completion outcomes per configuration and (n, m): SAT (verified), UNSAT certified (re-checked),
+    UNSAT claimed only, and undecided, as stacked bars."""
+    completion = [r for r in records if r["family"].startswith("completion")]
+    if not completion:
+        return None
+    plt = _pyplot()
+    sizes = sorted({(r["n"], r["m"]) for r in completion})
+    configs = sorted({r["config"] for r in completion})
+    fig, axes = plt.subplots(1, len(sizes), figsize=(max(6, 3.2 * len(sizes)), 4.5), squeeze=False,
+                             sharey=True)
+    kinds = [("SAT", lambda r: r["status"] == "SAT" and r.get("correct")),
+             ("UNSAT certified", lambda r: certified(r) and r.get("correct")),
+             ("UNSAT claimed", lambda r: r["status"] == "UNSAT" and not certified(r) and r.get("correct")),
+             ("undecided or wrong", lambda r: not (r["status"] in DECIDED and r.get("correct")))]
+    for ax, (n, m) in zip(axes[0], sizes, strict=True):
+        bottom = [0] * len(configs)
+        here = [r for r in completion if (r["n"], r["m"]) == (n, m)]
+        for label, test in kinds:
+            heights = [sum(bool(test(r)) for r in here if r["config"] == c) for c in configs]
+            ax.bar(configs, heights, bottom=bottom, label=label)
+            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        ax.set_title(f"n = {n}, m = {m} ({n - m} free rows)", fontsize="small")
+        ax.tick_params(axis="x", labelrotation=60, labelsize="small")
+    axes[0][0].set_ylabel("instances")
+    _legend(axes[0][-1])
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def plot_phase(records: list[Record], path: Path) -> Path | None:
     """The phase transition: fraction of instances solvable against n, one line per number of free rows
     n - m, with the peak n = 0.19 (n - m)^2 of Gent, Jefferson & Nightingale marked. Only instances that
@@ -396,6 +428,9 @@ def analyze(paths: Iterable[Path], outdir: Path, name: str | None = None) -> lis
     completion = plot_completion(judged, outdir / f"{stem}-completion.png")
     if completion is not None:
         written.append(completion)
+    outcomes = plot_outcomes(judged, outdir / f"{stem}-outcomes.png")
+    if outcomes is not None:
+        written.append(outcomes)
     phase = plot_phase(judged, outdir / f"{stem}-phase.png")
     if phase is not None:
         written.append(phase)

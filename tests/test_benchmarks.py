@@ -205,7 +205,8 @@ def test_a_tiny_suite_runs_end_to_end_answers_check_and_plots_are_written(tmp_pa
 
     written = analyze([out], tmp_path / "analysis", "tiny")
     names = {p.name for p in written}
-    assert {"tiny.md", "tiny-time-vs-n.png", "tiny-cactus.png", "tiny-completion.png"} <= names
+    assert {"tiny.md", "tiny-time-vs-n.png", "tiny-cactus.png", "tiny-completion.png",
+            "tiny-outcomes.png"} <= names
     assert all(p.stat().st_size > 0 for p in written)
     assert "| construct |" in (tmp_path / "analysis" / "tiny.md").read_text()
 
