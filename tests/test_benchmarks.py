@@ -183,12 +183,19 @@ def test_limits_table_shows_a_killed_run_as_the_worst_broken_promise():
 
 # ---------------------------------------------------------------- the runner end to end
 
-def test_a_tiny_suite_runs_end_to_end_answers_check_and_plots_are_written(tmp_path):
-    pytest.importorskip("matplotlib")
-    out = tmp_path / "tiny.jsonl"
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """A tiny completion suite run once for the tests below: one solvable board construct answers, one
+    unsolvable board it cannot."""
+    out = tmp_path_factory.mktemp("tiny") / "tiny.jsonl"
     suite = {"family": "completion", "params": {"sizes": [(8, 1), (6, 2)], "count": 1},
              "configs": ["construct"], "timeout": 10}
     counts = run_suite("tiny", suite, out, progress=False)
+    return out, counts
+
+
+def test_a_tiny_suite_runs_end_to_end_and_every_answer_checks(tiny_run):
+    out, counts = tiny_run
     records = read_results([out])
     assert len(records) == 2 == sum(counts.values())
     for r in records:
@@ -203,12 +210,17 @@ def test_a_tiny_suite_runs_end_to_end_answers_check_and_plots_are_written(tmp_pa
     assert any(r["status"] == "SAT" for r in records)
     assert all(r["correct"] is not False for r in judge(records))
 
-    written = analyze([out], tmp_path / "analysis", "tiny")
+
+def test_the_analysis_writes_the_table_and_plots(tiny_run, tmp_path):
+    pytest.importorskip("matplotlib")
+    out, _ = tiny_run
+    written = analyze([out], tmp_path, "tiny")
     names = {p.name for p in written}
     assert {"tiny.md", "tiny-time-vs-n.png", "tiny-cactus.png", "tiny-completion.png",
             "tiny-outcomes.png"} <= names
     assert all(p.stat().st_size > 0 for p in written)
-    assert "| construct |" in (tmp_path / "analysis" / "tiny.md").read_text()
+    table = (tmp_path / "tiny.md").read_text()
+    assert "| construct | 2 | 1 | 0 | 1 |" in table
 
 
 def test_a_counting_task_is_checked_against_oeis():
