@@ -80,9 +80,10 @@ def test_the_model_is_found():
 
 @needs_minizinc
 def test_answers_agree_with_the_naive_reference(minizinc_registered):
-    cases = [(n, []) for n in range(1, 8)]
-    cases += [(n, [(r, c)]) for n in (4, 6) for r in range(n) for c in range(n) if r <= c <= n - 1 - r]
-    cases += [(9, nqcsp.random_completion(9, 4, seed)) for seed in range(3)]
+    # Every cell of n = 6 up to symmetry (12 of its 36 cells are blocked), a few empty boards, completions.
+    cases = [(n, []) for n in (1, 2, 3, 5)]
+    cases += [(6, [(r, c)]) for r in range(6) for c in range(6) if r <= c <= 5 - r]
+    cases += [(9, nqcsp.random_completion(9, 4, seed)) for seed in range(2)]
     claims = 0
     for n, queens in cases:
         result = nqcsp.solve(n, queens, solver="minizinc", time_limit=20)
