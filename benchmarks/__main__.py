@@ -1,4 +1,5 @@
-"""``python -m benchmarks ...`` or ``python benchmarks/__main__.py ...`` from the repository root."""
+"""``python -m benchmarks ...`` (from anywhere once installed, or from a checkout), or
+``python benchmarks/__main__.py ...``."""
 
 import sys
 from pathlib import Path

@@ -5,7 +5,13 @@ Correctness is judged per instance, never from a solver's own word:
 - an instance is known solvable when any run found a verified solution, or brute force said so;
 - an UNSAT answer is wrong on a known-solvable instance, and *confirmed* when brute force or another
   complete solver also answered UNSAT;
-- an incomplete solver *gave up on a solvable instance* when it answered UNKNOWN or timed out there.
+- an incomplete solver *gave up on a solvable instance* when it answered UNKNOWN or timed out there;
+- an UNSAT is *certified* when nqcsp's own re-check accepted its certificate (``checked_by`` non-empty);
+- a peer's SAT without a solution (shiftqueens) is correct when the instance is known solvable;
+- a task (count, enumeration, batch) is correct when it matched its independent reference.
+
+Every run also says whether it kept its time limit (returned within max(10%, 0.5 s) of it); a killed run
+did not, and the limits table shows the worst overshoot per configuration.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 
 from benchmarks.runner import read_results
 
-DECIDED = ("SAT", "UNSAT")
+DECIDED = ("SAT", "UNSAT", "DONE")
 Record = dict[str, Any]
 
 
@@ -47,7 +53,11 @@ def judge(records: list[Record]) -> list[Record]:
     judged = []
     for r in records:
         out = dict(r)
-        if r["status"] == "SAT":
+        if r["status"] == "DONE":
+            out["correct"] = r.get("verified")
+        elif r["status"] == "SAT" and r.get("verified") is None and "verified" in r:
+            out["correct"] = {"SAT": True, "UNSAT": False}.get(truth[r["instance"]])  # type: ignore[arg-type]
+        elif r["status"] == "SAT":
             out["correct"] = bool(r.get("verified"))
         elif r["status"] == "UNSAT":
             out["correct"] = truth[r["instance"]] != "SAT" and r.get("expected") in (None, "UNSAT")
@@ -76,6 +86,7 @@ def summary_rows(records: list[Record]) -> list[dict[str, Any]]:
         decided = [r for r in runs if r["status"] in DECIDED]
         times = [r["wall_s"] for r in decided]
         unsat = [r for r in decided if r["status"] == "UNSAT"]
+        promised = [r for r in runs if "kept_limit" in r]
         # The worker's own peak, or its external solver's for the peers.
         rss = [max(r["peak_rss_mb"], r.get("child_peak_rss_mb") or 0) for r in runs
                if r.get("peak_rss_mb") is not None]
@@ -91,6 +102,8 @@ def summary_rows(records: list[Record]) -> list[dict[str, Any]]:
             "correct": sum(r["correct"] is True for r in runs),
             "wrong": sum(r["correct"] is False for r in runs),
             "unsat_confirmed": f"{sum(bool(r.get('confirmed')) for r in unsat)}/{len(unsat)}",
+            "certified": sum(certified(r) for r in unsat),
+            "kept_limit": f"{sum(r['kept_limit'] for r in promised)}/{len(promised)}",
             "gave_up_solvable": sum(r["solvable_given_up"] for r in runs),
             "median_s": statistics.median(times) if times else None,
             "max_s": max(times) if times else None,
@@ -103,6 +116,7 @@ def summary_rows(records: list[Record]) -> list[dict[str, Any]]:
 COLUMNS = [("config", "configuration"), ("runs", "runs"), ("SAT", "SAT"), ("UNSAT", "UNSAT"),
            ("UNKNOWN", "UNKNOWN"), ("TIMEOUT", "TIMEOUT"), ("other", "other"), ("decided", "decided"),
            ("correct", "correct"), ("wrong", "wrong"), ("unsat_confirmed", "UNSAT confirmed"),
+           ("certified", "UNSAT certified"), ("kept_limit", "kept time limit"),
            ("gave_up_solvable", "gave up on solvable"), ("median_s", "median s"), ("max_s", "max s"),
            ("largest_n", "largest n decided"), ("peak_rss_mb", "peak RSS MiB")]
 
@@ -121,6 +135,33 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
             else:
                 cells.append("-" if value is None else str(value))
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def certified(record: Record) -> bool:
+    """An UNSAT whose certificate nqcsp's own re-check accepted."""
+    return record["status"] == "UNSAT" and bool((record.get("certificate") or {}).get("checked_by"))
+
+
+def limits_table(records: list[Record]) -> str:
+    """Per configuration: how many runs kept the time-limit promise, and the worst overshoot (where)."""
+    by_config: dict[str, list[Record]] = defaultdict(list)
+    for r in records:
+        if "kept_limit" in r:
+            by_config[r["config"]].append(r)
+    lines = ["| configuration | runs | kept | broken | killed | worst overshoot s | worst run | "
+             "median overshoot s |", "|" + " --- |" * 8]
+    for config, runs in sorted(by_config.items()):
+        worst = max(runs, key=lambda r: r["overshoot_s"])
+        where = f"{worst['instance']} @ {worst['timeout']:g} s: {worst['status']}"
+        stage = (worst.get("stats") or {}).get("stage")
+        if stage:
+            where += f" ({stage})"
+        lines.append(f"| {config} | {len(runs)} | {sum(r['kept_limit'] for r in runs)} | "
+                     f"{sum(not r['kept_limit'] for r in runs)} | "
+                     f"{sum(r['status'] == 'TIMEOUT' for r in runs)} | "
+                     f"{worst['overshoot_s']:+.3f} | {where} | "
+                     f"{statistics.median(r['overshoot_s'] for r in runs):+.3f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -157,6 +198,11 @@ def report(records: list[Record]) -> str:
     for title, members in groups(judged).items():
         parts.append(f"## {title}\n")
         parts.append(markdown_table(summary_rows(members)))
+    if any(r["suite"] == "limits" for r in records):
+        parts.append("## Time-limit promise: worst overshoot per configuration\n")
+        parts.append("Overshoot = wall time of the `nqcsp.solve` call - time limit; kept = within "
+                     "max(10%, 0.5 s); killed = the runner ended the run at limit * 1.1 + 1 s.\n")
+        parts.append(limits_table([r for r in records if r["suite"] == "limits"]))
     bad = [r for r in judged if r["correct"] is False]
     if bad:
         parts.append("## Wrong answers\n")
@@ -293,6 +339,73 @@ def _plot_sweep(ax: Any, completion: list[Record], by_config: dict[str, list[Rec
     _legend(ax, loc="upper left")
 
 
+def plot_outcomes(records: list[Record], path: Path) -> Path | None:
+    """Completion outcomes per configuration and (n, m): SAT (verified), UNSAT certified (re-checked),
+    UNSAT claimed only, and undecided, as stacked bars."""
+    completion = [r for r in records if r["family"].startswith("completion")]
+    if not completion:
+        return None
+    plt = _pyplot()
+    sizes = sorted({(r["n"], r["m"]) for r in completion})
+    configs = sorted({r["config"] for r in completion})
+    fig, axes = plt.subplots(1, len(sizes), figsize=(max(6, 3.2 * len(sizes)), 4.5), squeeze=False,
+                             sharey=True)
+    kinds = [("SAT", lambda r: r["status"] == "SAT" and r.get("correct")),
+             ("UNSAT certified", lambda r: certified(r) and r.get("correct")),
+             ("UNSAT claimed", lambda r: r["status"] == "UNSAT" and not certified(r) and r.get("correct")),
+             ("undecided or wrong", lambda r: not (r["status"] in DECIDED and r.get("correct")))]
+    for ax, (n, m) in zip(axes[0], sizes, strict=True):
+        bottom = [0] * len(configs)
+        here = [r for r in completion if (r["n"], r["m"]) == (n, m)]
+        for label, test in kinds:
+            heights = [sum(bool(test(r)) for r in here if r["config"] == c) for c in configs]
+            ax.bar(configs, heights, bottom=bottom, label=label)
+            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        ax.set_title(f"n = {n}, m = {m} ({n - m} free rows)", fontsize="small")
+        ax.tick_params(axis="x", labelrotation=60, labelsize="small")
+    axes[0][0].set_ylabel("instances")
+    _legend(axes[0][-1])
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_phase(records: list[Record], path: Path) -> Path | None:
+    """The phase transition: fraction of instances solvable against n, one line per number of free rows
+    n - m, with the peak n = 0.19 (n - m)^2 of Gent, Jefferson & Nightingale marked. Only instances that
+    some run decided count."""
+    completion = [r for r in records if r["family"].startswith("completion")]
+    truth = instance_truth(completion)
+    solvable: dict[int, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    seen: set[str] = set()
+    for r in completion:
+        if r["instance"] in seen or truth.get(r["instance"]) is None:
+            continue
+        seen.add(r["instance"])
+        solvable[r["n"] - r["m"]][r["n"]].append(truth[r["instance"]] == "SAT")
+    if not any(len(by_n) > 1 for by_n in solvable.values()):
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for free, by_n in sorted(solvable.items()):
+        ns = sorted(by_n)
+        line = ax.plot(ns, [sum(by_n[n]) / len(by_n[n]) for n in ns], marker="o", ms=3,
+                       label=f"{free} free rows")[0]
+        ax.axvline(0.19 * free * free, color=line.get_color(), ls=":", lw=1)
+    ax.set_xscale("log")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("n (board size); dotted: the peak n = 0.19 (n - m)^2")
+    ax.set_ylabel("fraction of instances with a completion")
+    ax.set_title("Completion phase transition (fixed free rows n - m)")
+    ax.grid(True, which="both", alpha=0.3)
+    _legend(ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def analyze(paths: Iterable[Path], outdir: Path, name: str | None = None) -> list[Path]:
     """Write ``NAME.md`` and, when matplotlib is installed, ``NAME-*.png``; return the paths written."""
     paths = list(paths)
@@ -315,4 +428,10 @@ def analyze(paths: Iterable[Path], outdir: Path, name: str | None = None) -> lis
     completion = plot_completion(judged, outdir / f"{stem}-completion.png")
     if completion is not None:
         written.append(completion)
+    outcomes = plot_outcomes(judged, outdir / f"{stem}-outcomes.png")
+    if outcomes is not None:
+        written.append(outcomes)
+    phase = plot_phase(judged, outdir / f"{stem}-phase.png")
+    if phase is not None:
+        written.append(phase)
     return written

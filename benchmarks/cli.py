@@ -1,34 +1,51 @@
-"""Command line: ``run`` a suite, ``analyze`` result files, ``list`` the suites."""
+"""Command line: ``run`` a suite, ``analyze`` result files, ``list`` the suites, ``check-generator``.
+
+``python -m benchmarks run SUITE`` appends to ``./bench-results/SUITE.jsonl`` (``--out DIR`` names another
+directory; ``--publish`` writes to the package's tracked ``benchmarks/results/``). ``analyze`` writes its
+table and plots beside the first results file unless ``--outdir`` says otherwise.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from benchmarks.runner import RESULTS_DIR, run_suite
+from benchmarks.peers import SHIFTQUEENS_ENV
+from benchmarks.runner import DEFAULT_OUT, PUBLISHED_DIR, run_suite
 from benchmarks.suites import SUITES
 
 
 def positive(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
     return value
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    top = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="run a suite, appending JSON lines to a results file")
+    run = sub.add_parser("run", help="run a suite, appending JSON lines to DIR/SUITE.jsonl")
     run.add_argument("suite", choices=sorted(SUITES))
-    run.add_argument("--out", type=Path, help="results file (default benchmarks/results/SUITE.jsonl)")
+    where = run.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+                       help=f"results directory (default ./{DEFAULT_OUT})")
+    where.add_argument("--publish", action="store_true", help=f"write into {PUBLISHED_DIR}")
     run.add_argument("--timeout", type=positive, help="seconds per run (default: the suite's)")
     run.add_argument("--max-n", type=int, help="leave out boards larger than this")
     run.add_argument("--solvers", help="comma-separated solver names or configuration labels to run")
     run.add_argument("--seeds", type=int, help="run solver seeds 0..K-1 (default: the suite's)")
     run.add_argument("--count", type=int, help="completion instances per (n, m) (default: the suite's)")
+    run.add_argument("--shiftqueens", action="append", type=Path, metavar="PATH",
+                     help=f"a shiftqueens binary (CSPLib prob079), repeatable, tried in order; "
+                          f"default ${SHIFTQUEENS_ENV}")
     run.add_argument("--warmup-timeout", type=positive, default=600.0, help="seconds for the untimed warm-up")
     run.add_argument("--keep-queens", type=int, default=200, metavar="N",
                      help="record the solution itself for boards up to N (default 200)")
@@ -37,8 +54,14 @@ def parser() -> argparse.ArgumentParser:
 
     analyze = sub.add_parser("analyze", help="plots (PNG) and a markdown table from result files")
     analyze.add_argument("results", nargs="+", type=Path)
-    analyze.add_argument("--outdir", type=Path, default=RESULTS_DIR, help="where PNGs and the table go")
+    analyze.add_argument("--outdir", type=Path, help="where PNGs and the table go (default: beside the first "
+                                                     "results file)")
     analyze.add_argument("--name", help="file name stem of the outputs (default: the first file's stem)")
+
+    check = sub.add_parser("check-generator", help="cross-check nqcsp.random_completion against CSPLib "
+                                                   "prob079's generator (data/queens-gen-fast.py), by path")
+    check.add_argument("generator", type=Path)
+    check.add_argument("--seeds", type=int, default=10, help="seeds 0..K-1 per size (default 10)")
 
     sub.add_parser("list", help="the suites and what they hold")
     return top
@@ -50,6 +73,15 @@ def main(argv: list[str] | None = None) -> int:
         for name, suite in SUITES.items():
             print(f"{name:18} {suite['description']}")
         return 0
+    if args.command == "check-generator":
+        from benchmarks.generator_check import DEFAULT_SIZES, run, table
+
+        if not args.generator.is_file():
+            print(f"error: no such generator: {args.generator}", file=sys.stderr)
+            return 2
+        rows = run(args.generator, DEFAULT_SIZES, range(args.seeds))
+        print(table(rows), end="")
+        return 0 if all(not r["problems"] for r in rows) else 1
     if args.command == "analyze":
         from benchmarks.analyze import analyze
 
@@ -57,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             print(f"error: no such results file: {', '.join(missing)}", file=sys.stderr)
             return 2
-        for path in analyze(args.results, args.outdir, args.name):
+        for path in analyze(args.results, args.outdir or args.results[0].parent, args.name):
             print(path)
         return 0
     suite = SUITES[args.suite]
@@ -67,7 +99,10 @@ def main(argv: list[str] | None = None) -> int:
             print("error: --count applies only to completion suites", file=sys.stderr)
             return 2
         family_params["count"] = args.count
-    out = args.out or RESULTS_DIR / f"{args.suite}.jsonl"
+    if args.shiftqueens:
+        # The worker processes inherit it: that is how the peer learns the binaries.
+        os.environ[SHIFTQUEENS_ENV] = os.pathsep.join(str(p.resolve()) for p in args.shiftqueens)
+    out = (PUBLISHED_DIR if args.publish else args.out) / f"{args.suite}.jsonl"
     counts = run_suite(
         args.suite, suite, out, progress=not args.no_progress, resume=args.resume,
         warmup_timeout=args.warmup_timeout, keep_queens_max_n=args.keep_queens, timeout=args.timeout,

@@ -14,6 +14,8 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from nqcsp.symmetry import orbit
+
 Instance = dict[str, Any]
 Cell = tuple[int, int]
 
@@ -54,14 +56,6 @@ def brute_force_has_solution(n: int, queens: tuple[Cell, ...] = ()) -> bool:
     return place(0, 0, 0, 0)
 
 
-def symmetry_images(n: int, cell: Cell) -> set[Cell]:
-    r, c = cell
-    images = set()
-    for a, b in ((r, c), (c, r)):
-        images.update({(a, b), (n - 1 - a, b), (a, n - 1 - b), (n - 1 - a, n - 1 - b)})
-    return images
-
-
 @functools.cache
 def blocked_cells(n: int) -> tuple[Cell, ...]:
     """Cells where one mandatory queen leaves no solution, by brute force (one search per symmetry class)."""
@@ -73,7 +67,7 @@ def blocked_cells(n: int) -> tuple[Cell, ...]:
         for c in range(n):
             if (r, c) in seen:
                 continue
-            images = symmetry_images(n, (r, c))
+            images = orbit(n, (r, c))
             seen |= images
             if not brute_force_has_solution(n, ((r, c),)):
                 blocked |= images
@@ -149,7 +143,7 @@ def blockades(max_n: int = BRUTE_FORCE_MAX_N, up_to_symmetry: bool = False) -> I
             if cell in seen:
                 continue
             if up_to_symmetry:
-                seen |= symmetry_images(n, cell)
+                seen |= orbit(n, cell)
             yield make_instance("blockade", n, [cell], tag=f"{cell[0]},{cell[1]}", expected="UNSAT")
 
 
@@ -160,12 +154,83 @@ def small_boards(sizes: list[int]) -> Iterator[Instance]:
         yield make_instance("small", n, [cell], expected=expected_status(n, [cell]))
 
 
+def first_row(sizes: list[int]) -> Iterator[Instance]:
+    """First solutions with one mandatory queen at (0, n // 3): the configuration grids of cpsat and sat."""
+    for n in sizes:
+        cell = (0, n // 3)
+        yield make_instance("first-row", n, [cell], expected=expected_status(n, [cell]))
+
+
+def limits(sizes: list[int], completions: list[tuple[int, int]], seed: int = 1,
+           blocked: tuple[int, Cell] | None = (6, (0, 0))) -> Iterator[Instance]:
+    """Boards for the time-limit promise: one queen at (n // 2, n // 3) on big boards, completions with few
+    free rows (where building, proving and checking cost the most), and a small unsolvable board on which
+    local search can only run until its limit."""
+    for n in sizes:
+        yield make_instance("limits-big", n, [(n // 2, n // 3)])
+    for n, m in completions:
+        queens, generator = random_completion(n, m, seed)
+        yield make_instance(f"limits-completion-{n}-{m}", n, queens, tag=f"seed={seed}", generator=generator,
+                            instance_seed=seed)
+    if blocked is not None:
+        n, cell = blocked
+        yield make_instance("limits-blocked", n, [cell], expected=expected_status(n, [cell]))
+
+
+# Solution counts of n queens, OEIS A000170: independent of nqcsp, the reference for the counting tasks.
+A000170 = {1: 1, 2: 0, 3: 0, 4: 2, 5: 10, 6: 4, 7: 40, 8: 92, 9: 352, 10: 724, 11: 2680, 12: 14200,
+           13: 73712, 14: 365596, 15: 2279184, 16: 14772512, 17: 95815104, 18: 666090624}
+
+
+def counting(sizes: list[int], task: str = "count") -> Iterator[Instance]:
+    """Counting (``nqcsp.count``) or enumerating (``nqcsp.solutions``) every solution of the empty board."""
+    if task not in ("count", "enumerate"):
+        raise ValueError(f"unknown counting task {task!r}")
+    for n in sizes:
+        yield make_instance(task, n, [], task=task, expected_count=A000170.get(n))
+
+
+def unsat_triples(n: int, limit: int) -> list[list[Cell]]:
+    """Non-attacking queens on rows 0-2 that leave no solution, by brute force: harder proofs than one
+    blocked cell."""
+    found = []
+    for a in range(n):
+        for b in range(n):
+            for c in range(n):
+                queens = ((0, a), (1, b), (2, c))
+                sums, diffs = {r + q for r, q in queens}, {r - q for r, q in queens}
+                if len({a, b, c}) < 3 or len(sums) < 3 or len(diffs) < 3:
+                    continue
+                if not brute_force_has_solution(n, queens):
+                    found.append(list(queens))
+                    if len(found) == limit:
+                        return found
+    return found
+
+
+def proof_batches(max_n: int = BRUTE_FORCE_MAX_N, triples: tuple[int, ...] = (8, 10, 12),
+                  per_n: int = 20) -> Iterator[Instance]:
+    """Proof mode as two batch instances, each solved in one process: every blocked cell of the boards up
+    to ``max_n``, and up to ``per_n`` unsolvable triples on rows 0-2 for each n in ``triples``. Every
+    board in a batch is UNSAT by brute force."""
+    cells = [[n, [list(cell)]] for n in range(1, max_n + 1) for cell in blocked_cells(n)]
+    yield {**make_instance("proofs-blocked", max_n, [], tag=f"{len(cells)} boards", expected="UNSAT"),
+           "task": "batch", "batch": cells}
+    boards = [[n, [list(q) for q in queens]] for n in triples for queens in unsat_triples(n, per_n)]
+    yield {**make_instance("proofs-triples", max(triples), [], tag=f"{len(boards)} boards", expected="UNSAT"),
+           "task": "batch", "batch": boards}
+
+
 FAMILIES: dict[str, Callable[..., Iterator[Instance]]] = {
     "big": big_boards,
     "codewars": codewars,
     "completion": completion,
     "blockades": blockades,
     "small": small_boards,
+    "first-row": first_row,
+    "limits": limits,
+    "counting": counting,
+    "proofs": proof_batches,
 }
 
 

@@ -1,15 +1,20 @@
-"""External peers run on the same instances: MiniZinc + Gecode on models/nqueens.mzn, and CaDiCaL on DIMACS.
+"""External peers run on the same instances: CaDiCaL on DIMACS, the paper's shiftqueens, and (until the
+registry sees binaries) MiniZinc through nqcsp's own ``minizinc`` backend.
 
 They are complete solvers outside nqcsp, so their answers are checked like everyone else's: a SAT answer by
 ``nqcsp.verify`` in the worker, an UNSAT answer by agreement with the other complete solvers in the
-analysis (their own claims carry no checked certificate here).
+analysis (their own claims carry no checked certificate here). shiftqueens prints no solution (see
+``solve_shiftqueens``), so its SAT answers are judged by agreement too.
 
-CaDiCaL reads the DIMACS of ``nqcsp export`` (``nqcsp.cnf``, cell ``(row, col)`` is variable
-``row * n + col + 1``), in the sequential-counter encoding: O(n^2) clauses where pairwise needs O(n^3).
+A peer is ``(available, version, solve)``: ``available()`` -> (bool, why not), ``version()`` -> text,
+``solve(n, queens, time_limit, seed)`` -> a dict with ``status`` and optionally ``queens``, ``certificate``
+and ``stats``. The runner kills the worker's whole process group at its own deadline; the time limits
+below only let a peer answer UNKNOWN on time instead of being killed.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -18,10 +23,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-MODEL = Path(__file__).resolve().parent.parent / "models" / "nqueens.mzn"
-# Above this many clauses the pairwise CNF takes longer to write than most runs are given, and gigabytes.
-MAX_CLAUSES = 20_000_000
+# CaDiCaL reads the DIMACS of ``nqcsp export`` (``nqcsp.cnf``, cell ``(row, col)`` is variable
+# ``row * n + col + 1``), in the sequential-counter encoding: O(n^2) clauses where pairwise needs O(n^3).
 PEER_ENCODING = "seqcounter"
+# Above this many clauses the CNF takes longer to write than most runs are given, and gigabytes.
+MAX_CLAUSES = 20_000_000
+# Where the runner tells the worker which shiftqueens binaries to use (os.pathsep-separated, tried in order:
+# the 128-bit build for n <= 127, then e.g. the 1024-bit Boost build for larger boards).
+SHIFTQUEENS_ENV = "NQCSP_SHIFTQUEENS"
 
 Cell = tuple[int, int]
 
@@ -30,10 +39,13 @@ class PeerSkipped(Exception):
     """The peer cannot take this instance (too large for its input format); not a failure of the peer."""
 
 
-def _run(command: list[str], timeout: float | None) -> tuple[subprocess.CompletedProcess[str], float]:
+def _run(command: list[str], timeout: float | None) -> tuple[subprocess.CompletedProcess[str] | None, float]:
+    """The finished process, or None when ``timeout`` passed (subprocess.run kills it then)."""
     started = time.perf_counter()
-    # The runner kills the whole process group on its own deadline; this timeout is only a backstop.
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, time.perf_counter() - started
     return done, time.perf_counter() - started
 
 
@@ -46,17 +58,19 @@ def _first_line(command: list[str]) -> str | None:
     return text.splitlines()[0] if text else None
 
 
-# ---------------------------------------------------------------- MiniZinc + Gecode
+def _unknown(stats: dict[str, Any], reason: str) -> dict[str, Any]:
+    return {"status": "UNKNOWN", "stats": {**stats, "reason": reason}}
+
+
+# ---------------------------------------------------------------- MiniZinc, through nqcsp's backend
 
 def minizinc_available() -> tuple[bool, str]:
+    import nqcsp.solvers
+
+    if nqcsp.solvers.is_installed("minizinc"):
+        return False, "MiniZinc runs as the registered backend `minizinc`"
     if shutil.which("minizinc") is None:
         return False, "minizinc is not installed (Debian package `minizinc`)"
-    try:
-        listing = subprocess.run(["minizinc", "--solvers"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError) as exc:
-        return False, f"minizinc --solvers failed: {exc}"
-    if "org.gecode.gecode" not in listing:
-        return False, "minizinc is installed without the Gecode solver"
     return True, ""
 
 
@@ -64,36 +78,28 @@ def minizinc_version() -> str | None:
     return _first_line(["minizinc", "--version"])
 
 
-def dzn_text(n: int, queens: list[Cell]) -> str:
-    rows = ", ".join(str(r) for r, _ in queens)
-    cols = ", ".join(str(c) for _, c in queens)
-    return f"n = {n};\nm = {len(queens)};\nmrow = [{rows}];\nmcol = [{cols}];\n"
-
-
 def solve_minizinc(n: int, queens: list[Cell], time_limit: float | None, seed: int | None) -> dict[str, Any]:
-    if n == 0:
-        raise PeerSkipped("the model needs n >= 1")
-    with tempfile.TemporaryDirectory(prefix="nqcsp-mzn-") as tmp:
-        data = Path(tmp) / "instance.dzn"
-        data.write_text(dzn_text(n, queens))
-        command = ["minizinc", "--solver", "gecode", str(MODEL), str(data)]
-        if time_limit is not None:
-            command[1:1] = ["--time-limit", str(max(1, int(time_limit * 1000)))]
-        if seed is not None:
-            command[1:1] = ["--random-seed", str(seed)]
-        done, elapsed = _run(command, None if time_limit is None else time_limit * 2 + 10)
-    out = done.stdout
-    stats: dict[str, Any] = {"minizinc_s": elapsed}
-    if "=====UNSATISFIABLE=====" in out:
-        return {"status": "UNSAT", "certificate": {"kind": "gecode-exhaustive", "checked_by": []},
-                "stats": stats}
-    found = re.search(r"q = \[([^\]]*)\];", out)
-    if found and "----------" in out:
-        cols = [int(x) for x in found.group(1).split(",")] if found.group(1).strip() else []
-        return {"status": "SAT", "queens": cols, "stats": stats}
-    if done.returncode not in (0,) and "=====UNKNOWN=====" not in out:
-        stats["stderr"] = done.stderr.strip()[-500:]
-    return {"status": "UNKNOWN", "stats": stats}
+    """nqcsp's ``minizinc`` backend called directly: the registry does not yet count a binary on PATH as
+    installed, so ``nqcsp.solve(solver="minizinc")`` refuses it; the answer is checked the same way."""
+    from nqcsp.contract import enforce
+    from nqcsp.limits import Limits, Unfinished
+    from nqcsp.problem import Problem
+    from nqcsp.solvers.minizinc import MiniZincSolver
+
+    problem = Problem(n, queens)
+    limits = Limits.start(time_limit)
+    try:
+        result = enforce("minizinc", problem, MiniZincSolver().solve(problem, limits=limits, seed=seed),
+                         limits)
+    except Unfinished as exc:
+        return _unknown({}, exc.reason)
+    out: dict[str, Any] = {"status": result.status.value, "stats": result.stats, "answered_by": "minizinc"}
+    if result.queens is not None:
+        out["queens"] = result.queens.tolist()
+    if result.certificate is not None:
+        certificate = result.certificate
+        out["certificate"] = {"kind": certificate.kind, "checked_by": list(certificate.checked_by)}
+    return out
 
 
 # ---------------------------------------------------------------- CaDiCaL on DIMACS
@@ -125,12 +131,15 @@ def solve_cadical(n: int, queens: list[Cell], time_limit: float | None, seed: in
             write_dimacs(formula, out)
         encode_s = time.perf_counter() - started
         command = ["cadical", "-q"]
-        if time_limit is not None:
-            command += ["-t", str(max(1, int(time_limit - encode_s + 0.999)))]
+        left = None if time_limit is None else max(0.05, time_limit - encode_s)
+        if left is not None:
+            command += ["-t", str(max(1, int(left + 0.999)))]
         if seed is not None:
             command += [f"--seed={seed}"]
-        done, elapsed = _run(command + [str(cnf)], None if time_limit is None else time_limit * 2 + 10)
+        done, elapsed = _run(command + [str(cnf)], left)
     stats: dict[str, Any] = {"encode_s": encode_s, "cadical_s": elapsed, "clauses": clauses}
+    if done is None:
+        return _unknown(stats, f"time limit of {time_limit} s reached during search")
     if done.returncode == 20:
         return {"status": "UNSAT", "certificate": {"kind": "cadical-unsat", "checked_by": []}, "stats": stats}
     if done.returncode == 10:
@@ -146,12 +155,69 @@ def solve_cadical(n: int, queens: list[Cell], time_limit: float | None, seed: in
             cols[row] = col
         return {"status": "SAT", "queens": cols, "stats": stats}
     stats["returncode"] = done.returncode
-    if done.returncode not in (0,):
+    if done.returncode != 0:
         stats["stderr"] = done.stderr.strip()[-500:]
-    return {"status": "UNKNOWN", "stats": stats}
+    return _unknown(stats, "cadical stopped without an answer")
+
+
+# ---------------------------------------------------------------- shiftqueens (CSPLib prob079)
+
+def shiftqueens_binaries() -> list[str]:
+    return [path for path in os.environ.get(SHIFTQUEENS_ENV, "").split(os.pathsep) if path]
+
+
+def shiftqueens_available() -> tuple[bool, str]:
+    paths = shiftqueens_binaries()
+    if not paths:
+        return False, (f"no shiftqueens binary given (--shiftqueens PATH or {SHIFTQUEENS_ENV}); build CSPLib "
+                       "prob079's shiftqueens-128.cc with a C++ compiler")
+    missing = [p for p in paths if not os.access(p, os.X_OK)]
+    if missing:
+        return False, f"shiftqueens binary not executable: {', '.join(missing)}"
+    return True, ""
+
+
+def shiftqueens_version() -> str | None:
+    return ", ".join(Path(p).name for p in shiftqueens_binaries()) or None
+
+
+_SQ_TIME = re.compile(r"Time: ([0-9.eE+-]+)")
+_SQ_NODES = re.compile(r"Nodes: (\d+)")
+
+
+def solve_shiftqueens(n: int, queens: list[Cell], time_limit: float | None,
+                      seed: int | None) -> dict[str, Any]:
+    """Gent, Jefferson & Nightingale's bitboard DFS. Its command line is ``n col row col row ...`` (x is the
+    column, y the row). Its solution printer is unusable beyond n = 31 (``1 << j`` on an int, and a
+    100-entry array), so builds for this benchmark leave PRINT_SOL off: it says only "Solution Found"
+    or "No solution", and the analysis judges both by agreement with the verified and certified answers."""
+    if n == 0:
+        raise PeerSkipped("shiftqueens needs n >= 1")
+    args = [str(n)] + [str(x) for row, col in queens for x in (col, row)]
+    stats: dict[str, Any] = {}
+    for binary in shiftqueens_binaries():
+        done, elapsed = _run([binary, *args], time_limit)
+        stats = {"binary": Path(binary).name, "shiftqueens_s": elapsed}
+        if done is None:
+            return _unknown(stats, f"time limit of {time_limit} s reached during search")
+        out = done.stdout
+        if "limited to a maximum" in out:
+            continue
+        if match := _SQ_TIME.search(out):
+            stats["cpu_s"] = float(match.group(1))
+        if match := _SQ_NODES.search(out):
+            stats["nodes"] = int(match.group(1))
+        if "Solution Found" in out:
+            return {"status": "SAT-CLAIM", "stats": stats}
+        if "No solution" in out or "nconsistent" in out:
+            return {"status": "UNSAT", "certificate": {"kind": "shiftqueens-exhaustive", "checked_by": []},
+                    "stats": stats}
+        return _unknown({**stats, "stdout": out[-300:]}, f"shiftqueens exited with code {done.returncode}")
+    raise PeerSkipped(f"no shiftqueens binary given takes n = {n}")
 
 
 PEERS = {
     "minizinc-gecode": (minizinc_available, minizinc_version, solve_minizinc),
     "cadical": (cadical_available, cadical_version, solve_cadical),
+    "shiftqueens": (shiftqueens_available, shiftqueens_version, solve_shiftqueens),
 }

@@ -1,8 +1,13 @@
-"""The grid runner: solver configuration x instance x seed, each run in its own worker process.
+"""The grid runner: solver configuration x instance x seed x time limit, each run in its own worker process.
 
 A run's deadline starts when its worker reports READY (after the untimed warm-up). The solver is given
 the timeout as its ``time_limit``; the runner kills the worker's whole process group (external peers
-included) when ``timeout * 1.1 + 1`` seconds pass, and records the run as TIMEOUT.
+included) when ``timeout * 1.1 + 1`` seconds pass, and records the run as TIMEOUT. Every record says
+whether the call kept its time limit (``kept_limit``: it returned within max(10%, 0.5 s) of it, the
+promise of the README) and by how much it overshot; a killed run broke the promise.
+
+Results go to ``DIR/SUITE.jsonl`` under the directory the user names (default ``./bench-results``);
+``benchmarks/results/`` holds the published tables and is written only when asked (``--publish``).
 """
 
 from __future__ import annotations
@@ -27,9 +32,13 @@ from typing import Any
 import nqcsp
 from benchmarks import instances as inst
 from benchmarks.peers import PEERS
+from benchmarks.worker import TASKS
 
+# The directory holding the ``benchmarks`` package: a checkout's root, or site-packages when installed.
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+PUBLISHED_DIR = Path(__file__).resolve().parent / "results"
+DEFAULT_OUT = Path("bench-results")
+
 # Statuses after which a solver is not given the next larger board of the same family.
 GAVE_UP = {"TIMEOUT", "MEMOUT", "CRASH", "SKIPPED"}
 
@@ -39,6 +48,8 @@ class Config:
     solver: str
     options: dict[str, Any] = field(default_factory=dict)
     label: str = ""
+    max_n: int | None = None
+    params: dict[str, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -56,16 +67,22 @@ class Job:
     seed: int
     timeout: float
 
-    def key(self) -> tuple[str, str, int]:
-        return self.config.name, self.instance["id"], self.seed
+    def key(self) -> tuple[str, str, int, float]:
+        return self.config.name, self.instance["id"], self.seed, self.timeout
 
 
 def as_config(entry: Any) -> Config:
-    """A suite entry: a solver name, (name, options) or (name, options, label)."""
+    """A suite entry: a solver name, (name, options), (name, options, label) or a dict of Config's fields."""
     if isinstance(entry, Config):
         return entry
     if isinstance(entry, str):
         return Config(entry)
+    if isinstance(entry, dict):
+        unknown = set(entry) - {"solver", "options", "label", "max_n", "params"}
+        if unknown or "solver" not in entry:
+            raise ValueError(f"a configuration dict has solver, options, label, max_n, params; got {entry!r}")
+        return Config(entry["solver"], dict(entry.get("options") or {}), entry.get("label", ""),
+                      entry.get("max_n"), dict(entry.get("params") or {}))
     if isinstance(entry, (tuple, list)) and 1 <= len(entry) <= 3:
         return Config(entry[0], dict(entry[1]) if len(entry) > 1 else {}, entry[2] if len(entry) > 2 else "")
     raise ValueError(f"a configuration is a solver name or (name, options[, label]), got {entry!r}")
@@ -77,7 +94,7 @@ def solver_availability(name: str, complete_only: bool = False) -> tuple[bool, s
     """Whether ``name`` can run on this machine, and if not, the note saying why it is skipped."""
     if name in PEERS:
         return PEERS[name][0]()
-    if name == "auto":
+    if name == "auto" or name in TASKS:
         return True, ""
     info = {i.name: i for i in nqcsp.available_solvers()}.get(name)
     if info is None:
@@ -137,7 +154,8 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def run_job(job: Job, *, warmup_timeout: float = 600.0, keep_queens_max_n: int = 200) -> dict[str, Any]:
-    """Run one job in a fresh worker process and return what it reported (or TIMEOUT / CRASH)."""
+    """Run one job in a fresh worker process and return what it reported (or TIMEOUT / CRASH), with
+    whether it kept its time limit."""
     payload = {"solver": job.config.solver, "options": job.config.options, "instance": job.instance,
                "seed": job.seed, "timeout": job.timeout, "keep_queens_max_n": keep_queens_max_n}
     with tempfile.TemporaryFile() as stderr:
@@ -154,9 +172,27 @@ def run_job(job: Job, *, warmup_timeout: float = 600.0, keep_queens_max_n: int =
             tail = stderr.read().decode(errors="replace")[-1500:]
             record = {"status": "CRASH", "error": f"worker exited with code {proc.returncode}: {tail}"}
         else:
-            proc.wait()
+            # Whatever the worker left running in its group (a peer's own child) ends with the run.
+            kill_group(proc)
     record.update(warmup)
+    record.update(promise(record, job.timeout))
     return record
+
+
+def allowed_overshoot(time_limit: float) -> float:
+    """The promise: a call returns within max(10%, 0.5 s) of its time limit."""
+    return max(0.1 * time_limit, 0.5)
+
+
+def promise(record: dict[str, Any], time_limit: float) -> dict[str, Any]:
+    """Overshoot of the run's wall time past its limit, and whether the promise held; a run the runner
+    killed (TIMEOUT) or that crashed never kept it."""
+    wall = record.get("wall_s")
+    if wall is None or record["status"] in ("SKIPPED", "ERROR"):
+        return {}
+    kept = record["status"] not in ("TIMEOUT", "CRASH", "MEMOUT") and \
+        wall <= time_limit + allowed_overshoot(time_limit)
+    return {"overshoot_s": wall - time_limit, "kept_limit": kept}
 
 
 def _read_reports(proc: subprocess.Popen[bytes], timeout: float,
@@ -196,15 +232,17 @@ def _read_reports(proc: subprocess.Popen[bytes], timeout: float,
 
 # ---------------------------------------------------------------- the grid
 
+def suite_configs(suite: dict[str, Any]) -> list[Config]:
+    entries = suite["configs"]
+    return [as_config(entry) for entry in (entries() if callable(entries) else entries)]
+
+
 def build_jobs(suite: dict[str, Any], *, timeout: float | None = None, max_n: int | None = None,
                solvers: Iterable[str] | None = None, seeds: Iterable[int] | None = None,
                family_params: dict[str, Any] | None = None) -> tuple[list[Job], list[str]]:
-    """The suite's jobs in run order (by configuration, then family, then n), and notes on skipped solvers."""
-    params = {**suite.get("params", {}), **(family_params or {})}
-    instances = inst.generate(suite["family"], params)
-    if max_n is not None:
-        instances = [i for i in instances if i["n"] <= max_n]
-    configs = [as_config(entry) for entry in suite["configs"]]
+    """The suite's jobs in run order (by configuration, then family, then n, then time limit), and notes on
+    skipped solvers."""
+    configs = suite_configs(suite)
     if solvers is not None:
         wanted = list(solvers)
         configs = [c for c in configs if c.solver in wanted or c.name in wanted]
@@ -217,10 +255,21 @@ def build_jobs(suite: dict[str, Any], *, timeout: float | None = None, max_n: in
             runnable.append(config)
         else:
             notes.append(f"skipped {config.name}: {why}")
-    limit = float(timeout if timeout is not None else suite.get("timeout", 60))
-    ordered = sorted(instances, key=lambda i: (i["family"], i["n"]))
-    jobs = [Job(config, instance, seed, limit) for config in runnable for instance in ordered
-            for seed in (seeds if seeds is not None else suite.get("seeds", [0]))]
+    if timeout is not None:
+        limits = [float(timeout)]
+    else:
+        limits = [float(t) for t in suite.get("time_limits", [suite.get("timeout", 60)])]
+    generated: dict[str, list[dict[str, Any]]] = {}
+    jobs = []
+    for config in runnable:
+        params = {**suite.get("params", {}), **config.params, **(family_params or {})}
+        key = json.dumps(params, sort_keys=True, default=str)
+        if key not in generated:
+            made = inst.generate(suite["family"], params)
+            generated[key] = sorted(made, key=lambda i: (i["family"], i["n"]))
+        ceiling = min(x for x in (max_n, config.max_n, float("inf")) if x is not None)
+        jobs += [Job(config, instance, seed, limit) for instance in generated[key] if instance["n"] <= ceiling
+                 for seed in (seeds if seeds is not None else suite.get("seeds", [0])) for limit in limits]
     return jobs, notes
 
 
@@ -245,7 +294,7 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     previous = [r for r in read_results([out]) if r.get("suite") == name] if resume and out.exists() else []
-    done = {(r["config"], r["instance"], r["seed"]) for r in previous}
+    done = {(r["config"], r["instance"], r["seed"], r["timeout"]) for r in previous}
     context = {"suite": name, "versions": package_versions(), "machine": machine()}
     for peer, (available, version, _solve) in PEERS.items():
         if available()[0]:
@@ -286,7 +335,7 @@ def describe(job: Job) -> dict[str, Any]:
     return {"solver": job.config.solver, "config": job.config.name, "options": job.config.options,
             "instance": i["id"], "family": i["family"], "n": i["n"], "m": i["m"], "mandatory": i["queens"]
             if i["m"] <= 200 else None, "expected": i.get("expected"), "generator": i.get("generator"),
-            "seed": job.seed, "timeout": job.timeout}
+            "task": i.get("task", "solve"), "seed": job.seed, "timeout": job.timeout}
 
 
 class _NoBar:

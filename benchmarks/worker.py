@@ -4,7 +4,8 @@ Protocol (the runner's side is in runner.py):
 1. untimed setup: import the solver and solve tiny instances with it, so numba compilation and imports are
    not timed; then print ``READY {"warmup_s": ...}``;
 2. the timed run: one solve of the job's instance through ``nqcsp.solve`` (the public path, which itself
-   verifies every SAT answer), or through an external peer;
+   verifies every SAT answer), or through an external peer; or a task: ``count`` (``nqcsp.count``),
+   ``solutions`` (every solution, ``nqcsp.solutions``) or a ``batch`` of boards solved in one process;
 3. independent evaluation after the timer stops: ``nqcsp.verify`` on the answer, peak RSS; then print
    ``RESULT {...}``.
 The runner measures its wall-clock deadline from READY and kills the process group when it passes.
@@ -31,7 +32,10 @@ SolveFn = Callable[[int, list[Cell], "float | None", "int | None"], dict[str, An
 # proof path may compile different kernels).
 WARMUP_SAT = (8, [(0, 3)])
 WARMUP_UNSAT = (4, [(0, 0)])
-AUTO_STAGES = ("qs4", "backtrack", "sat", "cpsat")
+# Every backend auto may run, from the registry: each is loaded in the warm-up.
+AUTO_STAGES = tuple(spec.name for spec in nqcsp.solvers.specs())
+# Tasks that are not a solve of one board (benchmarks/runner.py knows them too).
+TASKS = ("count", "solutions")
 
 
 def nqcsp_solver(name: str, options: dict[str, Any]) -> SolveFn:
@@ -52,7 +56,7 @@ def nqcsp_solver(name: str, options: dict[str, Any]) -> SolveFn:
 def is_complete(name: str) -> bool:
     if name == "auto" or name in PEERS:
         return True
-    return any(info.name == name and info.complete for info in nqcsp.available_solvers())
+    return name in nqcsp.solvers.complete_names()
 
 
 def json_safe(value: Any) -> Any:
@@ -82,16 +86,14 @@ def emit(tag: str, payload: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def run(job: dict[str, Any]) -> dict[str, Any]:
-    name, options = job["solver"], job.get("options", {})
-    instance = job["instance"]
-    n, queens = instance["n"], [tuple(cell) for cell in instance["queens"]]
-    if name in PEERS:
-        solve: SolveFn = PEERS[name][2]
-    else:
-        solve = nqcsp_solver(name, options)
-
-    started = time.perf_counter()
+def warm_up(name: str, options: dict[str, Any], solve: SolveFn | None) -> None:
+    if name == "count":
+        nqcsp.count(8, **options)
+        return
+    if name == "solutions":
+        list(nqcsp.solutions(8))
+        return
+    assert solve is not None
     warmups = [WARMUP_SAT] + ([WARMUP_UNSAT] if is_complete(name) else [])
     for wn, wq in warmups:
         with contextlib.suppress(PeerSkipped):
@@ -103,22 +105,84 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
             if nqcsp.solvers.is_installed(backend):
                 for wn, wq in warmups:
                     nqcsp.solve(wn, wq, solver=backend, time_limit=10.0, seed=0)
+
+
+def run_task(name: str, options: dict[str, Any], instance: dict[str, Any],
+             solve: SolveFn | None, job: dict[str, Any]) -> dict[str, Any]:
+    """A counting, enumerating or batch task, timed; its answer checked against the instance's reference
+    (OEIS counts, brute-force statuses) after the timer stops."""
+    n, queens = instance["n"], [tuple(cell) for cell in instance["queens"]]
+    task = instance.get("task") or "solve"
+    if task == "solve" and name in TASKS:
+        task = "count" if name == "count" else "enumerate"
+    started = time.perf_counter()
+    if task in ("count", "enumerate"):
+        expected = instance.get("expected_count")
+        if task == "count":
+            value = nqcsp.count(n, queens, **options)
+            wall_s = time.perf_counter() - started
+            ok: bool | None = value == expected
+        else:
+            found = list(nqcsp.solutions(n, queens))
+            wall_s = time.perf_counter() - started
+            value = len(found)
+            ok = value == expected == len(set(found)) and all(nqcsp.verify(n, cols, queens) for cols in found)
+        # No reference count for this board: the figure is reported, its correctness unknown.
+        return {"status": "DONE", "wall_s": wall_s, "value": value,
+                "verified": None if expected is None else ok, "answered_by": name}
+    if task == "batch":
+        assert solve is not None
+        statuses: dict[str, int] = {}
+        checked = 0
+        for board_n, board_queens in instance["batch"]:
+            answer = solve(board_n, [tuple(c) for c in board_queens], job.get("timeout"), job.get("seed"))
+            statuses[answer["status"]] = statuses.get(answer["status"], 0) + 1
+            checked += bool(answer.get("certificate", {}).get("checked_by"))
+        wall_s = time.perf_counter() - started
+        boards = len(instance["batch"])
+        return {"status": "DONE", "wall_s": wall_s, "value": statuses, "unsat_checked": checked,
+                "verified": statuses.get(instance.get("expected") or "UNSAT", 0) == boards,
+                "answered_by": name}
+    raise ValueError(f"unknown task {task!r}")
+
+
+def run(job: dict[str, Any]) -> dict[str, Any]:
+    name, options = job["solver"], job.get("options", {})
+    instance = job["instance"]
+    n, queens = instance["n"], [tuple(cell) for cell in instance["queens"]]
+    solve: SolveFn | None = None
+    if name in PEERS:
+        solve = PEERS[name][2]
+    elif name not in TASKS:
+        solve = nqcsp_solver(name, options)
+
+    started = time.perf_counter()
+    warm_up(name, options, solve)
     emit("READY", {"warmup_s": time.perf_counter() - started})
 
+    if name in TASKS or instance.get("task", "solve") != "solve":
+        record = run_task(name, options, instance, solve, job)
+        record["peak_rss_mb"], record["child_peak_rss_mb"] = peak_rss_mb()
+        return record
+    assert solve is not None
     started = time.perf_counter()
     answer = solve(n, queens, job.get("timeout"), job.get("seed"))
     wall_s = time.perf_counter() - started
 
-    record: dict[str, Any] = {"status": answer["status"], "wall_s": wall_s,
+    status = answer["status"]
+    record: dict[str, Any] = {"status": "SAT" if status == "SAT-CLAIM" else status, "wall_s": wall_s,
                               "answered_by": answer.get("answered_by", name),
                               "stats": json_safe(answer.get("stats", {}))}
     cols = answer.get("queens")
-    if answer["status"] == "SAT":
+    if status == "SAT":
         started = time.perf_counter()
         record["verified"] = bool(cols is not None and nqcsp.verify(n, cols, queens))
         record["verify_s"] = time.perf_counter() - started
         if cols is not None and n <= job.get("keep_queens_max_n", 0):
             record["queens"] = [int(c) for c in cols]
+    elif status == "SAT-CLAIM":
+        # A peer that says SAT without showing a solution: judged by agreement in the analysis.
+        record["verified"] = None
     if "certificate" in answer:
         record["certificate"] = answer["certificate"]
     record["peak_rss_mb"], record["child_peak_rss_mb"] = peak_rss_mb()

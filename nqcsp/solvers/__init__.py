@@ -93,6 +93,10 @@ _SPECS: tuple[BackendSpec, ...] = (
                  Option("proof", "auto", "choice", "'auto': prove an UNSAT; True: prove only; False: never",
                         choices=("auto", True, False)),
                  Option("hint", True, "bool", "guide the search by the construction"))),
+    BackendSpec("minizinc", "nqcsp.solvers.minizinc", "MiniZincSolver", True, ("bin:minizinc",),
+                "MiniZinc on models/nqueens.mzn (AllDifferent on q, q + r, q - r), Gecode by default",
+                (Option("mzn_solver", "gecode", "custom", "MiniZinc solver id (gecode, chuffed, ...)",
+                        check=_lazy_check("nqcsp.solvers.minizinc", "check_solver_id")),)),
 )
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}
