@@ -94,8 +94,8 @@ def solve_minizinc(n: int, queens: list[Cell], time_limit: float | None, seed: i
     except Unfinished as exc:
         return _unknown({}, exc.reason)
     out: dict[str, Any] = {"status": result.status.value, "stats": result.stats, "answered_by": "minizinc"}
-    if result.queens is not None:
-        out["queens"] = result.queens.tolist()
+    if result.columns is not None:
+        out["queens"] = result.columns.tolist()
     if result.certificate is not None:
         certificate = result.certificate
         out["certificate"] = {"kind": certificate.kind, "checked_by": list(certificate.checked_by)}

@@ -4,7 +4,6 @@ absent, as on CI."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -32,19 +31,6 @@ def _gecode_installed() -> bool:
 
 
 needs_minizinc = pytest.mark.skipif(not _gecode_installed(), reason="minizinc with Gecode is not installed")
-
-
-@pytest.fixture()
-def minizinc_registered(monkeypatch):
-    """The registry's check with ``bin:NAME`` requirements understood as "NAME on PATH" (the registry
-    change proposed with this backend); a no-op once the registry does it itself."""
-
-    def installed(backend: registry.BackendSpec) -> bool:
-        return all(shutil.which(r[4:]) is not None if r.startswith("bin:")
-                   else importlib.util.find_spec(r) is not None for r in backend.requires)
-
-    monkeypatch.setattr(registry, "_installed", installed)
-    monkeypatch.delitem(registry._instances, "minizinc", raising=False)
 
 
 def test_minizinc_is_registered_complete_with_its_options():
@@ -79,7 +65,7 @@ def test_the_model_is_found():
 
 
 @needs_minizinc
-def test_answers_agree_with_the_naive_reference(minizinc_registered):
+def test_answers_agree_with_the_naive_reference():
     # Every cell of n = 6 up to symmetry (12 of its 36 cells are blocked), a few empty boards, completions.
     cases = [(n, []) for n in (1, 2, 3, 5)]
     cases += [(6, [(r, c)]) for r in range(6) for c in range(6) if r <= c <= 5 - r]
@@ -90,7 +76,7 @@ def test_answers_agree_with_the_naive_reference(minizinc_registered):
         truth = naive_has_solution(n, queens)
         assert result.status is (Status.SAT if truth else Status.UNSAT), (n, queens, result.stats)
         if truth:
-            assert naive_is_solution(n, result.columns(), queens)
+            assert naive_is_solution(n, result.column_tuple(), queens)
         elif result.solver == "minizinc":
             # MiniZinc's claim, carried as such: nqcsp cannot check it, so it stays unchecked.
             assert result.certificate.kind == "minizinc-unsat" and not result.certificate.checked
@@ -99,7 +85,7 @@ def test_answers_agree_with_the_naive_reference(minizinc_registered):
 
 
 @needs_minizinc
-def test_a_deadline_kills_minizinc_and_answers_unknown(minizinc_registered):
+def test_a_deadline_kills_minizinc_and_answers_unknown():
     hard = nqcsp.random_completion(171, 141, 3)
     started = time.perf_counter()
     result = nqcsp.solve(171, hard, solver="minizinc", time_limit=0.5)
@@ -113,13 +99,13 @@ def test_a_deadline_kills_minizinc_and_answers_unknown(minizinc_registered):
 
 
 @needs_minizinc
-def test_a_board_that_cannot_fit_is_unknown_before_minizinc_starts(minizinc_registered):
+def test_a_board_that_cannot_fit_is_unknown_before_minizinc_starts():
     result = nqcsp.solve(10**6, [(0, 3)], solver="minizinc", time_limit=5)
     assert result.status is Status.UNKNOWN and result.stats["stage"] == "build"
     assert "memory" in result.stats["reason"]
 
 
 @needs_minizinc
-def test_an_unknown_minizinc_solver_is_an_internal_failure_not_an_answer(minizinc_registered):
+def test_an_unknown_minizinc_solver_is_an_internal_failure_not_an_answer():
     with pytest.raises(nqcsp.InternalSolverError, match="no-such-solver"):
         nqcsp.solve(8, [(0, 3)], solver="minizinc", mzn_solver="no-such-solver", time_limit=20)

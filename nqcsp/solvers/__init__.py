@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -127,8 +128,15 @@ def spec(name: object) -> BackendSpec:
     return found
 
 
+def _present(requirement: str) -> bool:
+    """A module name, or ``bin:NAME`` for an executable on PATH."""
+    if requirement.startswith("bin:"):
+        return shutil.which(requirement[4:]) is not None
+    return importlib.util.find_spec(requirement) is not None
+
+
 def _installed(backend: BackendSpec) -> bool:
-    return all(importlib.util.find_spec(module) is not None for module in backend.requires)
+    return all(_present(requirement) for requirement in backend.requires)
 
 
 def available_solvers() -> list[SolverInfo]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from nqcsp.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.problem import Problem
-from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
+from nqcsp.result import Certificate, InternalSolverError, Result, Status, columns_array
 from nqcsp.solvers.base import REASON, SOLVE_S, STAGE, Clock
 
 BINARY = "minizinc"
@@ -77,7 +77,7 @@ class MiniZincSolver:
         clock = Clock(limits)
         n = problem.n
         if n == 0:
-            return Result(problem, Status.SAT, self.name, queens=queens_array([], 0), stats={SOLVE_S: 0.0})
+            return Result(problem, Status.SAT, self.name, columns=columns_array([], 0), stats={SOLVE_S: 0.0})
         binary = shutil.which(BINARY)
         if binary is None:
             raise InternalSolverError(f"solver 'minizinc' needs the {BINARY!r} binary on PATH")
@@ -103,7 +103,7 @@ class MiniZincSolver:
         found = _SOLUTION.search(out)
         if found is not None and "----------" in out:
             cols = [int(x) for x in found.group(1).split(",")]
-            return Result(problem, Status.SAT, self.name, queens=queens_array(cols, n), stats=stats)
+            return Result(problem, Status.SAT, self.name, columns=columns_array(cols, n), stats=stats)
         if "=====UNKNOWN=====" in out or (code == 0 and not out.strip()):
             # MiniZinc stopped at its own time limit (the remaining time of this call) without an answer.
             stats[REASON] = time_limit_reason("search", limits.time_limit) if limits.time_limit else \
