@@ -144,3 +144,16 @@ def test_memory_limit_gives_unknown_naming_the_size():
     result = solve(150, solver="backtrack", memory_limit=1 << 20)
     assert result.status is Status.UNKNOWN and result.stats["stage"] == "search"
     assert "MiB" in result.stats["reason"] and "150 free lines" in result.stats["reason"]
+
+
+def test_multi_word_unsat_agrees_with_cpsat_and_the_transposed_board(cpsat_ready):
+    # 66 free lines (two words each), no empty line: the search itself proves it, CP-SAT agrees, and so
+    # does the engine on the transposed board (rows and columns swap roles in the bit-sets).
+    n = 1200
+    queens = random_completion(n, n - 66, 4)
+    problem = Problem(n, queens)
+    assert residual_of(problem).empty_line() is None
+    result = backend(problem)
+    assert result.status is Status.UNSAT and result.certificate.details["nodes"] >= 1
+    assert solve(n, queens, solver="cpsat", time_limit=30).status is Status.UNSAT
+    assert backend(Problem(n, [(c, r) for r, c in queens])).status is Status.UNSAT
