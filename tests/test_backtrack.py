@@ -179,11 +179,18 @@ def cli(*args):
     return subprocess.run([sys.executable, "-m", "nqcsp", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_cli_count_and_solutions():
+# One subprocess per test: each loads numba, which takes seconds on a busy machine.
+def test_cli_count():
     out = cli("count", "8", "--queen", "0,3")
     assert out.returncode == 0 and int(out.stdout) == naive_count(8, [(0, 3)])
+
+
+def test_cli_solutions():
     out = cli("solutions", "8", "--limit", "5")
     lines = [tuple(map(int, line.split())) for line in out.stdout.splitlines()]
     assert out.returncode == 0 and lines == list(naive_solutions(8))[:5]
+
+
+def test_cli_count_rejects_boards_wider_than_the_bitboard():
     bad = cli("count", "70")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "70" in bad.stderr
