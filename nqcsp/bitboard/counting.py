@@ -3,7 +3,9 @@
 ``count`` folds the board's symmetry into the search where the mandatory queens allow it: with none (or a
 set every symmetry keeps) only one board per symmetry class is searched and weighted by its class size;
 with a mirror-symmetric set only the left half; otherwise every board. The work is split by the placements
-of the first rows and shared between threads (the kernels release the GIL).
+of the first rows and shared between threads (the kernels release the GIL), or, given an Executor, run as
+picklable ``CountTask``s of about a second each (``count_tasks``, ``run_count_task``: a process pool or a
+Dask cluster). Every kernel leaf also counts as one symmetry class searched, which is ``count_unique``.
 """
 
 from __future__ import annotations
