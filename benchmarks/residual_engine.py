@@ -99,7 +99,8 @@ def main() -> None:
           "| max nodes | target | load |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
     for r in rows:
-        print(f"| {r['n']} | {r['m']} | {r['free']} | {r['instances']} | {r['sat']} | {r['unsat']} ({r['trivial']}) "
+        print(f"| {r['n']} | {r['m']} | {r['free']} | {r['instances']} | {r['sat']} "
+              f"| {r['unsat']} ({r['trivial']}) "
               f"| {r['unknown']} | {r['median_s']:.4f} | {r['max_s']:.3f} | {r['median_nodes']} "
               f"| {r['max_nodes']} | {r['target']} | {r['load']:.1f} |")
 
