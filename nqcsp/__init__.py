@@ -4,10 +4,10 @@ Importing nqcsp is cheap: OR-Tools, PySAT and numba are loaded only when a backe
 """
 
 from nqcsp.api import solve, solve_n_queens
+from nqcsp.bitboard import count, count_unique, solutions
 from nqcsp.blockades import blockades
 from nqcsp.board import parse_board, render_board
 from nqcsp.completion import random_completion
-from nqcsp.counting import count, solutions
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
 from nqcsp.solvers import SolverInfo, available_solvers
@@ -25,6 +25,7 @@ __all__ = [
     "available_solvers",
     "blockades",
     "count",
+    "count_unique",
     "find_violation",
     "parse_board",
     "random_completion",

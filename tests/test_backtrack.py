@@ -7,7 +7,7 @@ from naive import naive_count, naive_has_solution, naive_is_solution, naive_solu
 
 import nqcsp
 from nqcsp import Problem, Status, count, solutions, solve
-from nqcsp.counting import subproblems
+from nqcsp.bitboard.counting import subproblems
 from nqcsp.limits import Limits
 from nqcsp.solvers.backtrack import BacktrackSolver
 
@@ -150,8 +150,10 @@ def test_backend_random_mandatory_queens_agree_with_naive():
         assert (result.status is Status.SAT) == naive_has_solution(n, queens), (n, queens)
 
 
-def test_backend_gives_up_when_wider_than_the_bitboard_and_rejects_options():
-    assert BacktrackSolver().solve(Problem(65), limits=Limits.unlimited()).status is Status.UNKNOWN
+def test_backend_gives_up_above_its_largest_residual_and_rejects_options():
+    limit = {s.name: s for s in nqcsp.available_solvers()}["backtrack"].max_free
+    result = BacktrackSolver().solve(Problem(limit + 1), limits=Limits.unlimited())
+    assert result.status is Status.UNKNOWN and str(limit + 1) in result.stats["reason"]
     with pytest.raises(TypeError, match="bogus"):
         solve(8, solver="backtrack", bogus=1)
 
@@ -159,7 +161,8 @@ def test_backend_gives_up_when_wider_than_the_bitboard_and_rejects_options():
 def test_backend_time_limit_gives_unknown():
     # The limit runs out before the first chunk of nodes: the backend must say UNKNOWN, not guess.
     result = BacktrackSolver().solve(Problem(44, [(0, 1), (1, 3), (2, 0)]), limits=Limits.start(1e-6))
-    assert result.status is Status.UNKNOWN and result.stats["reason"] == "time limit"
+    assert result.status is Status.UNKNOWN and result.stats["stage"] == "search"
+    assert "time limit" in result.stats["reason"] and "search" in result.stats["reason"]
 
 
 def test_backend_is_registered_as_complete():
@@ -176,11 +179,18 @@ def cli(*args):
     return subprocess.run([sys.executable, "-m", "nqcsp", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_cli_count_and_solutions():
+# One subprocess per test: each loads numba, which takes seconds on a busy machine.
+def test_cli_count():
     out = cli("count", "8", "--queen", "0,3")
     assert out.returncode == 0 and int(out.stdout) == naive_count(8, [(0, 3)])
+
+
+def test_cli_solutions():
     out = cli("solutions", "8", "--limit", "5")
     lines = [tuple(map(int, line.split())) for line in out.stdout.splitlines()]
     assert out.returncode == 0 and lines == list(naive_solutions(8))[:5]
+
+
+def test_cli_count_rejects_boards_wider_than_the_bitboard():
     bad = cli("count", "70")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "70" in bad.stderr

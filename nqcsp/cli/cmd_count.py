@@ -1,12 +1,14 @@
-"""``nqcsp count N [--queen R,C]... [--no-symmetry]``: the exact number of solutions."""
+"""``nqcsp count N [--queen R,C]... [--no-symmetry] [--unique]``: the exact number of solutions, or of
+fundamental solutions (one per symmetry class) with ``--unique``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import threading
+from collections.abc import Callable
 
-from nqcsp.cli.common import EXIT_OK, board_size_arg, queen_arg
+from nqcsp.cli.common import EXIT_OK, EXIT_USAGE, board_size_arg, queen_arg
 
 # Below this n a count takes well under a second and a bar would only flicker.
 PROGRESS_FROM_N = 15
@@ -20,15 +22,28 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="a mandatory queen, 0-based row and column (repeatable)")
     parser.add_argument("--no-symmetry", action="store_true",
                         help="search every board instead of one per symmetry class (for cross-checks)")
+    parser.add_argument("--unique", action="store_true",
+                        help="count fundamental solutions, one per class under the 8 board symmetries "
+                             "(OEIS A002562); takes no --queen")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from nqcsp.counting import count
+    from nqcsp.bitboard import count, count_unique
+
+    if args.unique and (args.queen or args.no_symmetry):
+        print("nqcsp count: --unique counts classes of the empty board; it takes no --queen or "
+              "--no-symmetry", file=sys.stderr)
+        return EXIT_USAGE
+
+    def counted(progress: Callable[[int, int], None] | None = None) -> int:
+        if args.unique:
+            return count_unique(args.n, progress=progress)
+        return count(args.n, args.queen, symmetry=not args.no_symmetry, progress=progress)
 
     show = sys.stderr.isatty() and args.n >= PROGRESS_FROM_N
     if not show:
-        print(count(args.n, args.queen, symmetry=not args.no_symmetry))
+        print(counted())
         return EXIT_OK
     from tqdm import tqdm
 
@@ -39,6 +54,6 @@ def run(args: argparse.Namespace) -> int:
                 bar.total = total
                 bar.update(done - bar.n)   # update(), not a set n: only update() honours `delay`
 
-        result = count(args.n, args.queen, symmetry=not args.no_symmetry, progress=progress)
+        result = counted(progress)
     print(result)
     return EXIT_OK

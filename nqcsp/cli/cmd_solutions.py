@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nqcsp.counting import solutions
+    from nqcsp.bitboard import solutions
 
     found = solutions(args.n, args.queen)
     out = sys.stdout

@@ -67,8 +67,9 @@ _SPECS: tuple[BackendSpec, ...] = (
                  Option("stall_steps", 100, "int", "steps without improvement before a restart",
                         low=0, high=_BIG))),
     BackendSpec("backtrack", "nqcsp.solvers.backtrack", "BacktrackSolver", True, ("numba",),
-                "bitboard DFS on the residual board, most constrained row first; exhaustive proofs",
-                max_free=64),
+                "multi-word bitboard DFS on the residual board, most constrained row or column first, "
+                "forward checking; exhaustive proofs",
+                max_free=512),
     BackendSpec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
                 "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration",
                 (Option("model", "alldiff", "choice", "CP model", choices=("alldiff", "boolean")),

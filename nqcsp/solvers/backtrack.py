@@ -1,29 +1,25 @@
-"""Complete backend ``backtrack``: depth-first search over bitboards with forward checking (numba).
+"""Complete backend ``backtrack``: bitboard depth-first search on the residual board (numba).
 
-It branches on the open row with the fewest free cells (mandatory rows first, since they have one) and
-tries columns from the middle outwards. The search runs in chunks of nodes so that ``time_limit`` is
-checked from Python between chunks; an exhausted tree is an UNSAT answer with an "exhaustive" certificate.
-Boards wider than 64 columns do not fit its bitboards: it answers UNKNOWN for them.
+The mandatory queens are taken out first (``nqcsp.residual``): the search runs over the free rows and
+free columns only, with multi-word bitboards, so a completion of a 10^4-board with 50 free rows is a
+50 x 50 search. It branches on the free line, row or column, with the fewest candidate cells, and forward
+checking ends a branch as soon as a free line has none left. It runs in chunks of nodes, so the deadline
+is kept; an exhausted tree is an UNSAT answer with an "exhaustive" certificate naming the residual board
+searched, which stays an unchecked claim (the portfolio confirms it with a second complete backend).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from nqcsp.counting import MAX_N, allowed_masks
-from nqcsp.limits import Limits
+from nqcsp.bitboard.residual_search import first_solution, state_bytes
+from nqcsp.certify import attack_certificate
+from nqcsp.limits import Limits, format_bytes, time_limit_reason
 from nqcsp.problem import Problem
+from nqcsp.residual import residual_within
 from nqcsp.result import Certificate, Result, Status, columns_array
-from nqcsp.solvers.base import Clock
-
-_NODES_PER_CHUNK = 1 << 16
-
-
-def middle_out(n: int) -> np.ndarray:
-    """Columns ordered by distance from the middle: middle columns leave the most room to other rows."""
-    return np.array(sorted(range(n), key=lambda c: (abs(2 * c - (n - 1)), c)), dtype=np.int64)
+from nqcsp.solvers import spec
+from nqcsp.solvers.base import REASON, SEARCH_S, SOLVE_S, STAGE, Clock
 
 
 class BacktrackSolver:
@@ -33,33 +29,36 @@ class BacktrackSolver:
               **options: Any) -> Result:
         """``seed`` is accepted and unused: the search is deterministic."""
         clock = Clock(limits)
-        n = problem.n
-        if n > MAX_N:
+        attack = attack_certificate(problem)
+        if attack is not None:
+            return Result(problem, Status.UNSAT, self.name, certificate=attack,
+                          stats={SOLVE_S: clock.elapsed()})
+        free = problem.n - len(problem.queens)
+        max_free = spec(self.name).max_free
+        if max_free is not None and free > max_free:
             return Result(problem, Status.UNKNOWN, self.name,
-                          stats={"reason": f"n = {n} is above {MAX_N}, the widest bitboard",
-                                 "solve_s": clock.elapsed()})
-        if n == 0:
-            return Result(problem, Status.SAT, self.name, columns=columns_array([], 0),
-                          stats={"nodes": 0, "solve_s": clock.elapsed()})
-        from nqcsp.solvers._kernels import backtrack as kernels
-
-        order = middle_out(n)
-        free = np.zeros((n + 1, n), dtype=np.uint64)
-        chosen_row = np.full(n, -1, dtype=np.int64)
-        tried = np.zeros(n, dtype=np.int64)
-        state = np.zeros(3, dtype=np.int64)   # depth, nodes, outcome
-        kernels.start_first_solution(n, allowed_masks(problem), free, chosen_row, tried, state)
-        while state[2] == 0:
-            if clock.expired():
-                return Result(problem, Status.UNKNOWN, self.name,
-                              stats={"reason": "time limit", "nodes": int(state[1]),
-                                     "solve_s": clock.elapsed()})
-            kernels.first_solution(n, order, free, chosen_row, tried, state, _NODES_PER_CHUNK)
-        stats = {"nodes": int(state[1]), "solve_s": clock.elapsed()}
-        if state[2] < 0:
-            cert = Certificate("exhaustive", (), {"nodes": int(state[1]), "search": "backtrack"})
-            return Result(problem, Status.UNSAT, self.name, certificate=cert, stats=stats)
-        cols = np.empty(n, dtype=np.int64)
-        # The value tried last at each depth is the queen placed there.
-        cols[chosen_row] = order[tried - 1]
-        return Result(problem, Status.SAT, self.name, columns=columns_array(cols, n), stats=stats)
+                          stats={REASON: f"{free} free rows: above {max_free}, the largest residual board "
+                                         f"the bitboard search takes", STAGE: "search",
+                                 SOLVE_S: clock.elapsed()})
+        residual = residual_within(problem, limits)
+        span = int(residual.cols[-1] - residual.cols[0] + 1) if free else 0
+        limits.need_memory("search", state_bytes(free, span),
+                           f"the search state of {free} free lines ({format_bytes(state_bytes(free, span))})")
+        outcome = first_solution(residual, limits)
+        stats = {"nodes": outcome.nodes, "free": free, SEARCH_S: outcome.search_s, SOLVE_S: clock.elapsed()}
+        if outcome.solution is not None:
+            return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.solution, problem.n),
+                          stats=stats)
+        if not outcome.exhausted:
+            stats.update({REASON: time_limit_reason("search", limits.time_limit), STAGE: "search"})
+            return Result(problem, Status.UNKNOWN, self.name, stats=stats)
+        certificate = Certificate("exhaustive", (), {
+            "search": "backtrack",
+            "searched": "the residual board: free rows x free columns, cells no mandatory queen attacks, "
+                        "full-board diagonals",
+            "free_rows": residual.rows.tolist(),
+            "free_cols": residual.cols.tolist(),
+            "cells": residual.cell_count,
+            "nodes": outcome.nodes,
+        })
+        return Result(problem, Status.UNSAT, self.name, certificate=certificate, stats=stats)

@@ -1,1 +1,2 @@
-"""Numba kernels: arrays and scalars in, arrays out. Each backend keeps its kernels in its own module."""
+"""Numba kernels of local search: arrays and scalars in, arrays out (the bitboard kernels live in
+``nqcsp.bitboard``)."""

@@ -1,4 +1,4 @@
-"""Bitboard depth-first search kernels for exact counting, enumeration and first solutions.
+"""Full-board bitboard kernels for exact counting and enumeration (n <= 64).
 
 Boards are at most 64 wide: a row's columns are the bits of one uint64, bit c standing for column c.
 Every kernel works from per-row masks prepared by the Python layer: ``allowed[r]`` (cells a queen in row r
@@ -113,17 +113,22 @@ def _completing(board, allowed_last, free, left, down, right):
 
 @njit(cache=True, nogil=True)
 def _weigh_completions(n, bits, edge, done, open_cols):
-    """Total weight of the leaves ``done`` (row n-2 cells); ``bits`` holds rows 0..n-3."""
+    """Total weight and number of counted leaves among ``done`` (row n-2 cells); ``bits`` holds rows
+    0..n-3. A leaf whose orbit weight is 0 is another leaf's rotation and is not counted."""
     if edge == 0:
-        return 1 + (done & (done - ONE) != ZERO)
+        leaves = 1 + (done & (done - ONE) != ZERO)
+        return leaves, leaves
     total = 0
+    leaves = 0
     while done != ZERO:
         cell = done & (~done + ONE)
         done ^= cell
         bits[n - 2] = cell
         bits[n - 1] = open_cols ^ cell
-        total += _orbit_weight(n, bits, edge)
-    return total
+        weight = _orbit_weight(n, bits, edge)
+        total += weight
+        leaves += weight != 0
+    return total, leaves
 
 
 @njit(cache=True, nogil=True)
@@ -145,7 +150,8 @@ def _replay(n, prefix, allowed, required, bits):
 
 @njit(cache=True, nogil=True)
 def count_completions(n, allowed, required, prefix, edge):
-    """Solutions extending ``prefix``: plain leaves count 1, or with ``edge`` > 0 their orbit weight.
+    """Solutions extending ``prefix``, as (weight, leaves): plain leaves weigh 1, with ``edge`` > 0 their
+    orbit weight; ``leaves`` counts the leaves of non-zero weight (one per symmetry class searched).
 
     The hot loop of ``count``. The current row's masks stay in locals and a row is entered only when it has
     a free cell, so a dead end costs no push and pop; the last two rows are never entered: from row n-3
@@ -156,19 +162,19 @@ def count_completions(n, allowed, required, prefix, edge):
     start = prefix.shape[0]
     left, down, right = _replay(n, prefix, allowed, required, bits)
     if down == ~ZERO:
-        return 0
+        return 0, 0
     if start == n:
-        return _orbit_weight(n, bits, edge) if edge > 0 else 1
+        return _leaf(n, bits, edge)
     free = _free(allowed[start], required[start], left, down, right)
     if start == n - 1:
         if free == ZERO:
-            return 0
+            return 0, 0
         bits[start] = free
-        return _orbit_weight(n, bits, edge) if edge > 0 else 1
+        return _leaf(n, bits, edge)
     board = ~ZERO >> np.uint64(64 - n)
     if start == n - 2:
         done = _completing(board, allowed[n - 1], free, left, down, right)
-        return 0 if done == ZERO else _weigh_completions(n, bits, edge, done, board & ~down)
+        return (0, 0) if done == ZERO else _weigh_completions(n, bits, edge, done, board & ~down)
     # One row of (free, left, down, right) per level. Indexed with unsigned ints: a signed index makes
     # numba emit Python's negative-index wraparound on every access, and that cost the hot loop ~20%.
     saved = np.empty((n, 4), np.uint64)
@@ -186,6 +192,7 @@ def count_completions(n, allowed, required, prefix, edge):
     third_last = n - 3
     last_allowed = allowed[n - 1]
     total = 0
+    leaves = 0
     row = start
     while True:
         if free == ZERO:
@@ -213,7 +220,9 @@ def count_completions(n, allowed, required, prefix, edge):
                     for r in range(start, row):
                         bits[r] = saved[r + 1, 2] ^ saved[r, 2]
                     bits[row] = bit
-                total += _weigh_completions(n, bits, edge, done, board & ~next_down)
+                weight, found = _weigh_completions(n, bits, edge, done, board & ~next_down)
+                total += weight
+                leaves += found
             continue
         if next_free == ZERO:
             continue
@@ -221,14 +230,23 @@ def count_completions(n, allowed, required, prefix, edge):
         level[0], level[1], level[2], level[3] = free, left, down, right
         row += 1
         free, left, down, right = next_free, next_left, next_down, next_right
-    return total
+    return total, leaves
+
+
+@njit(cache=True, nogil=True)
+def _leaf(n, bits, edge):
+    if edge == 0:
+        return 1, 1
+    weight = _orbit_weight(n, bits, edge)
+    return weight, int(weight != 0)
 
 
 @njit(cache=True, nogil=True)
 def count_many(n, allowed, required, prefixes, edge, counts):
-    """``counts[i]`` = completions of ``prefixes[i]``; one call per batch keeps Python overhead small."""
+    """``counts[i]`` = (weight, leaves) of the completions of ``prefixes[i]``; one call per batch keeps
+    Python overhead small."""
     for i in range(prefixes.shape[0]):
-        counts[i] = count_completions(n, allowed, required, prefixes[i], edge)
+        counts[i, 0], counts[i, 1] = count_completions(n, allowed, required, prefixes[i], edge)
 
 
 @njit(cache=True, nogil=True)
@@ -273,101 +291,10 @@ def enumerate_batch(n, allowed, required, depth, state, out):
     return written
 
 
-@njit(cache=True, nogil=True)
-def _popcount(x):
+@njit(cache=True, nogil=True, inline="always")
+def popcount(x):
+    """Set bits of a uint64 (SWAR: numba has no popcount intrinsic)."""
     x = x - ((x >> ONE) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
-
-
-@njit(cache=True, nogil=True)
-def start_first_solution(n, allowed, free, chosen_row, tried, stats):
-    """Reset the search state of ``first_solution``: depth 0 with every row open."""
-    free[0, :n] = allowed[:n]
-    chosen_row[:] = -1
-    tried[:] = 0
-    stats[0] = 0   # depth
-    stats[1] = 0   # nodes
-    stats[2] = 0   # 1 when a solution was found, -1 when the tree is exhausted
-
-
-@njit(cache=True, nogil=True)
-def first_solution(n, order, free, chosen_row, tried, stats, budget):
-    """Depth-first search with forward checking for one solution, resumable in chunks of ``budget`` nodes.
-
-    At each depth it branches on the open row with the fewest free cells (mandatory rows have one), and
-    tries its columns in the order of ``order`` (middle first). ``free[d]`` holds every row's free cells at
-    depth d, placed rows zeroed. On success ``chosen_row``/``tried`` give the queens (see ``read_solution``).
-    """
-    depth = stats[0]
-    nodes = stats[1]
-    spent = 0
-    while spent < budget:
-        if depth == n:
-            stats[2] = 1
-            break
-        if depth < 0:
-            stats[2] = -1
-            break
-        row = chosen_row[depth]
-        if row < 0:
-            # Fresh depth: pick the most constrained open row; a row with no free cell is a dead end.
-            best = -1
-            best_size = np.uint64(65)
-            for r in range(n):
-                if free[depth, r] != ZERO or _is_open(chosen_row, depth, r):
-                    size = _popcount(free[depth, r])
-                    if size < best_size:
-                        best, best_size = r, size
-            if best_size == ZERO:
-                depth -= 1
-                continue
-            chosen_row[depth] = best
-            tried[depth] = 0
-            row = best
-        placed = False
-        while tried[depth] < n:
-            col = order[tried[depth]]
-            tried[depth] += 1
-            if free[depth, row] & (ONE << np.uint64(col)) != ZERO:
-                _place(n, free, depth, row, col)
-                placed = True
-                break
-        if not placed:
-            chosen_row[depth] = -1
-            depth -= 1
-            continue
-        nodes += 1
-        spent += 1
-        depth += 1
-        if depth < n:
-            chosen_row[depth] = -1
-    stats[0] = depth
-    stats[1] = nodes
-
-
-@njit(cache=True, nogil=True)
-def _is_open(chosen_row, depth, row):
-    for d in range(depth):  # noqa: SIM110 (numba compiles no generator inside all())
-        if chosen_row[d] == row:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _place(n, free, depth, row, col):
-    """free[depth + 1] = free[depth] with a queen on (row, col): its row, column and diagonals removed."""
-    bit = ONE << np.uint64(col)
-    for r in range(n):
-        cells = free[depth, r]
-        if cells != ZERO:
-            distance = r - row if r > row else row - r
-            attacked = bit
-            if col + distance < n:
-                attacked |= ONE << np.uint64(col + distance)
-            if col - distance >= 0:
-                attacked |= ONE << np.uint64(col - distance)
-            cells &= ~attacked
-        free[depth + 1, r] = cells
-    free[depth + 1, row] = ZERO

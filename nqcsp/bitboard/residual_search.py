@@ -1,0 +1,102 @@
+"""One solution of a residual board, or proof by exhaustion that there is none (the ``backtrack`` engine).
+
+The search runs on ``nqcsp.residual.Residual`` (free rows x free columns, full-board diagonals) with
+multi-word bitboards, so neither n nor the number of free lines is bounded by 64; the answer is mapped
+back to the full board with ``Residual.lift``. The kernel is resumable: it runs in chunks of nodes sized
+to about ``CHUNK_S`` seconds, and the deadline is checked between chunks.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from nqcsp.limits import Limits
+from nqcsp.residual import Residual
+
+CHUNK_S = 0.02
+_FIRST_CHUNK = 256
+VALUE_ORDER = 2
+
+
+def words_for(free: int) -> int:
+    return max(1, -(-free // 64))
+
+
+def state_bytes(free: int, span: int) -> int:
+    """Bytes of the search state for ``free`` free lines whose columns span ``span`` full-board columns:
+    per level, every line's mask and count; plus the column lookup."""
+    words = words_for(free)
+    levels = free + 1
+    return levels * (2 * free * (words + 1) + words + free + 1) * 8 + 4 * span + 16 * free
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """``solution`` (full-board columns by row) when found, ``exhausted`` when there is none, neither when
+    the deadline came first; ``nodes`` placed."""
+
+    solution: np.ndarray | None
+    exhausted: bool
+    nodes: int
+    search_s: float
+
+
+def _pack(bits: np.ndarray, words: int) -> np.ndarray:
+    """Rows of a bool matrix as little-endian bit-sets of ``words`` uint64 words each."""
+    lines = bits.shape[0]
+    packed = np.zeros((lines, words * 8), dtype=np.uint8)
+    if bits.shape[1]:
+        raw = np.packbits(bits, axis=1, bitorder="little")
+        packed[:, :raw.shape[1]] = raw
+    return packed.view("<u8").astype(np.uint64)
+
+
+def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER) -> Outcome:
+    """Search ``residual`` until a solution, exhaustion or the deadline (checked between chunks).
+
+    The caller has checked the memory (``state_bytes``): the per-level state grows as free^3 / 32 bytes,
+    about 34 MB at 512 free lines, the registry's ``max_free`` for ``backtrack``.
+    """
+    from nqcsp.bitboard import residual_kernels as kernels
+
+    started = time.perf_counter()
+    k = residual.size
+    if k == 0:
+        return Outcome(residual.lift(np.empty(0, dtype=np.int64)), False, 0, 0.0)
+    words = words_for(k)
+    rows = np.ascontiguousarray(residual.rows, dtype=np.int64)
+    cols = np.ascontiguousarray(residual.cols, dtype=np.int64)
+    col_base = int(cols[0])
+    col_index = np.full(int(cols[-1]) - col_base + 1, -1, dtype=np.int32)
+    col_index[cols - col_base] = np.arange(k, dtype=np.int32)
+    masks = np.zeros((k + 1, 2 * k, words), dtype=np.uint64)
+    counts = np.zeros((k + 1, 2 * k), dtype=np.int64)
+    allowed = np.asarray(residual.allowed, dtype=bool)
+    masks[0, :k] = _pack(allowed, words)
+    masks[0, k:] = _pack(allowed.T, words)
+    counts[0, :k] = allowed.sum(axis=1)
+    counts[0, k:] = allowed.sum(axis=0)
+    line = np.full(k + 1, -1, dtype=np.int64)
+    remaining = np.zeros((k + 1, words), dtype=np.uint64)
+    picks = np.zeros((k, 2), dtype=np.int64)
+    score = np.zeros((k + 1, k), dtype=np.int64)
+    stats = np.zeros(3, dtype=np.int64)   # depth, nodes, outcome
+    budget = _FIRST_CHUNK
+    while stats[2] == 0:
+        if limits.expired():
+            return Outcome(None, False, int(stats[1]), time.perf_counter() - started)
+        chunk_started = time.perf_counter()
+        kernels.search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score,
+                       picks, stats, budget, order)
+        spent = time.perf_counter() - chunk_started
+        # Grow or shrink the chunk towards CHUNK_S so the deadline is seen often, at little overhead.
+        budget = int(min(budget * 4, max(64, budget * CHUNK_S / max(spent, 1e-6))))
+    elapsed = time.perf_counter() - started
+    if stats[2] < 0:
+        return Outcome(None, True, int(stats[1]), elapsed)
+    residual_cols = np.empty(k, dtype=np.int64)
+    residual_cols[picks[:, 0]] = cols[picks[:, 1]]
+    return Outcome(residual.lift(residual_cols), False, int(stats[1]), elapsed)

@@ -1,0 +1,115 @@
+"""The bitboard package's counting side: fundamental solutions, count tasks for executors, the CLI."""
+
+import pickle
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from naive import naive_count, naive_solutions
+
+import nqcsp
+from nqcsp import Problem, count, count_unique
+from nqcsp.bitboard import count_tasks, run_count_task
+from nqcsp.symmetry import SYMMETRIES, transform
+
+# OEIS A002562, n = 1..14 (the suite's oracle beyond the naive canonicalisation below).
+A002562 = [1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787, 9233, 45752]
+
+
+def naive_unique(n):
+    """Classes of solutions under the 8 board symmetries, by canonicalising every solution."""
+    classes = set()
+    for cols in naive_solutions(n):
+        board = np.array(cols, dtype=np.int64)
+        classes.add(min(tuple(transform(board, s).tolist()) for s in SYMMETRIES))
+    return len(classes)
+
+
+@pytest.mark.parametrize("n", range(1, 10))
+def test_count_unique_matches_naive_canonicalisation(n):
+    assert count_unique(n) == naive_unique(n)
+
+
+@pytest.mark.parametrize("n", range(1, 15))
+def test_count_unique_matches_oeis(n):
+    assert count_unique(n) == A002562[n - 1]
+
+
+def test_count_unique_edges_and_bad_input():
+    assert count_unique(0) == 1
+    with pytest.raises(ValueError, match="65"):
+        count_unique(65)
+    with pytest.raises(TypeError):
+        count_unique(8.0)
+    with pytest.raises(TypeError):
+        count_unique(8, queens=[(0, 0)])  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("n, queens, symmetry", [
+    (8, (), True), (8, (), False), (11, (), True), (12, (), True), (9, [(4, 4)], True),
+    (10, [(2, 1), (2, 8)], True), (10, [(0, 3)], True), (9, [(0, 3)], False),
+    (8, [(0, 0), (3, 3)], True), (0, (), True), (1, (), True), (3, (), True),
+])
+def test_count_tasks_add_up_to_count(n, queens, symmetry):
+    problem = Problem(n, queens)
+    tasks = count_tasks(problem, symmetry, target_s=1e-4)   # tiny target: many tasks, deeper prefixes
+    total = sum(run_count_task(task)[0] for task in tasks)
+    assert total == count(n, queens, symmetry=symmetry)
+    if n <= 9:
+        assert total == naive_count(n, queens)
+    coarse = count_tasks(problem, symmetry)
+    assert len(coarse) <= max(1, len(tasks)) and sum(run_count_task(t)[0] for t in coarse) == total
+
+
+def test_count_task_leaves_are_the_fundamental_solutions():
+    tasks = count_tasks(10)
+    assert sum(run_count_task(t)[1] for t in tasks) == A002562[9]
+
+
+def test_count_tasks_pickle_and_reject_bad_targets():
+    tasks = count_tasks(Problem(9, [(4, 4)]), target_s=1e-4)
+    again = pickle.loads(pickle.dumps(tasks))
+    assert [run_count_task(t) for t in again] == [run_count_task(t) for t in tasks]
+    for bad in (0, -1.0, True, "1"):
+        with pytest.raises(ValueError, match="target_s"):
+            count_tasks(8, target_s=bad)
+
+
+def test_count_through_an_executor_matches_the_thread_path():
+    seen = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        assert count(11, executor=pool, progress=lambda done, total: seen.append((done, total))) == 2680
+        assert count(10, [(0, 3)], executor=pool) == count(10, [(0, 3)])
+        assert count_unique(11, executor=pool) == A002562[10]
+    assert seen and seen[-1][0] == seen[-1][1]
+
+
+def test_count_through_a_process_pool():
+    # Tasks cross a process boundary: picklable, and the kernels load in the worker.
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        assert count(10, executor=pool) == 724
+
+
+def test_thread_path_reports_progress_to_the_end():
+    seen = []
+    assert count(12, progress=lambda done, total: seen.append((done, total))) == 14200
+    assert seen and max(done for done, _ in seen) == seen[0][1]
+
+
+def test_package_exports_and_lazy_numba():
+    assert nqcsp.count_unique is count_unique
+    code = "import sys, nqcsp.bitboard; sys.exit('numba' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "nqcsp", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_count_unique():
+    out = cli("count", "8", "--unique")
+    assert out.returncode == 0 and int(out.stdout) == naive_unique(8)
+    bad = cli("count", "8", "--unique", "--queen", "0,0")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--unique" in bad.stderr
