@@ -15,6 +15,15 @@ problem every one of those phases costs seconds at n >= 200 and never pays back 
 as a solution hint: CP-SAT only uses it to order its decisions, so the answer is exactly as trustworthy.
 ``expand_alldiff=True`` (default) lets CP-SAT expand the AllDifferents into Boolean at-most-ones.
 
+The call's limits hold at the edges: the model's memory and CP-SAT's uninterruptible loading time are
+estimated before anything is built (``BYTES_PER_CELL``, ``LOAD_S_PER_CELL``): a Boolean model that
+cannot fit is UNKNOWN naming its size, and the AllDifferent expansion (n² literals, seconds at n = 1000)
+is switched off when it cannot end in time. The solve runs in a thread that the caller's thread watches:
+at the deadline it stops CP-SAT, and a Ctrl-C (CP-SAT's own SIGINT handler is off) stops it too and is
+raised as KeyboardInterrupt after CP-SAT returns, never answered as UNKNOWN. ``parameters`` that change
+what a status means (fixing hinted values, stopping early with a status, debug crashes, nested subsolver
+parameters) or that would override the call's own limits are refused by name.
+
 OR-Tools is imported inside the functions, never when nqcsp is imported.
 """
 
@@ -22,19 +31,58 @@ from __future__ import annotations
 
 import json
 import numbers
+import signal
+import threading
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from nqcsp.construction import permutation_near
-from nqcsp.limits import Limits
+from nqcsp.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status, queens_array
-from nqcsp.solvers.base import Clock
+from nqcsp.solvers.base import BUILD_S, REASON, SEARCH_S, STAGE
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
+
+# Peak bytes per cell (n²) while CP-SAT loads and searches the model, measured at n = 1000-1500:
+# 1.1 KB with the AllDifferents expanded (2.4 GB at n = 1500), 0.65 KB for the Boolean grid.
+BYTES_PER_CELL = {"expanded": 1200, "boolean": 800}
+# Seconds per cell CP-SAT spends loading before it looks at its clock, which stop_search cannot cut:
+# expanding the AllDifferents (12-13 us measured at n = 1000-1500 on the shared 2-core machine) and
+# writing + parsing + loading the Boolean proto (8 + 2.4 us). Both are rounded up.
+LOAD_S_PER_CELL = {"expanded": 15e-6, "boolean": 12e-6}
+# How often the watching thread looks at the deadline and at a pending Ctrl-C.
+WATCH_S = 0.02
+
+# Parameters refused because they change what CP-SAT's answer means or crash the process: fixing
+# variables to the hint can make INFEASIBLE untrue; the stop_after_* ones stop early with a status; a
+# solution without every variable instantiated cannot be read; nested subsolver parameters cannot be
+# vetted here; the debug_crash_* ones abort the process.
+SEMANTIC_PARAMETERS = {
+    "fix_variables_to_their_hinted_value": "it fixes variables to the hint, so INFEASIBLE can be untrue",
+    "stop_after_first_solution": "it stops the search early",
+    "stop_after_presolve": "it stops after presolve with a status that is not an answer",
+    "stop_after_root_propagation": "it stops after root propagation with a status that is not an answer",
+    "instantiate_all_variables": "a solution without every variable cannot be read back",
+    "subsolver_params": "parameters inside subsolvers cannot be checked here",
+    "debug_crash_on_bad_hint": "it aborts the process",
+    "debug_crash_if_presolve_breaks_hint": "it aborts the process",
+    "debug_crash_if_lrat_check_fails": "it aborts the process",
+    "debug_postsolve_with_full_solver": "a debugging mode, not a search setting",
+}
+# Parameters the call sets itself from its own arguments.
+CALL_PARAMETERS = {
+    "max_time_in_seconds": "use time_limit",
+    "max_memory_in_mb": "use memory_limit",
+    "num_workers": "use the workers option",
+    "num_search_workers": "use the workers option",
+    "catch_sigint_signal": "nqcsp handles Ctrl-C itself",
+    "enumerate_all_solutions": "nqcsp sets it for enumeration",
+}
 
 
 
@@ -66,6 +114,10 @@ def check_parameters(parameters: object) -> dict[str, Any] | None:
     for name, value in parameters.items():
         if not isinstance(name, str):
             raise TypeError(f"CP-SAT parameter names are strings, got {name!r}")
+        if name in SEMANTIC_PARAMETERS:
+            raise ValueError(f"CP-SAT parameter {name} is refused: {SEMANTIC_PARAMETERS[name]}")
+        if name in CALL_PARAMETERS:
+            raise ValueError(f"CP-SAT parameter {name} is refused: {CALL_PARAMETERS[name]}")
         _parameter_text(name, value)
     return dict(parameters)
 
@@ -112,7 +164,7 @@ def _apply_parameters(solver: cp_model.CpSolver, parameters: dict[str, Any]) -> 
 
 
 def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int | None,
-                enumerate_all: bool = False) -> cp_model.CpSolver:
+                enumerate_all: bool = False, memory_limit: int | None = None) -> cp_model.CpSolver:
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
@@ -131,12 +183,16 @@ def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int |
     if enumerate_all:
         # CP-SAT then keeps every feasible solution through presolve, as its documentation requires.
         params.enumerate_all_solutions = True
-    if time_limit is not None:
-        params.max_time_in_seconds = max(time_limit, 1e-3)
     if seed is not None:
         params.random_seed = seed % 2**31  # an int32 parameter; our seeds go to 2**63 - 1
     if config["parameters"]:
-        _apply_parameters(solver, config["parameters"])
+        _apply_parameters(solver, check_parameters(config["parameters"]) or {})
+    # Set after the user's parameters, so the call's own limits always win.
+    if time_limit is not None:
+        params.max_time_in_seconds = max(time_limit, 1e-3)
+    if memory_limit is not None:
+        params.max_memory_in_mb = max(1, memory_limit >> 20)
+    params.catch_sigint_signal = False
     return solver
 
 
@@ -223,6 +279,68 @@ def _search_stats(solver: cp_model.CpSolver) -> dict[str, Any]:
             "conflicts": solver.num_conflicts, "deterministic_time": solver.response_proto.deterministic_time}
 
 
+def plan(problem: Problem, config: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """The config the limits allow, decided before anything is built: the Boolean model must fit in
+    memory and load in time (else UNKNOWN naming the size); the AllDifferent expansion is switched off
+    when it would not (the model is then exactly as correct, its propagation weaker)."""
+    cells = problem.n * problem.n
+    if config["model"] == "boolean":
+        limits.need_memory("build", BYTES_PER_CELL["boolean"] * cells,
+                           f"CP-SAT's Boolean model of {problem.n} x {problem.n} cells")
+        limits.need_time("build", LOAD_S_PER_CELL["boolean"] * cells)
+        return config
+    if config["expand_alldiff"]:
+        remaining = limits.remaining()
+        too_big = BYTES_PER_CELL["expanded"] * cells > limits.memory
+        too_slow = remaining is not None and LOAD_S_PER_CELL["expanded"] * cells > remaining / 2
+        if too_big or too_slow:
+            return {**config, "expand_alldiff": False,
+                    "expand_alldiff_off": "memory" if too_big else "time"}
+    return config
+
+
+def run_watched(solver: cp_model.CpSolver, model: cp_model.CpModel, limits: Limits,
+                callback: Any = None) -> int:
+    """``solver.solve(model)`` in a thread watched by this one: CP-SAT is stopped at the deadline, and a
+    Ctrl-C stops it and is raised as KeyboardInterrupt once it has returned (CP-SAT's own SIGINT handler,
+    which would turn it into UNKNOWN, is off). Off the main thread no handler can be installed: the
+    solve then runs directly, against CP-SAT's own time limit."""
+    status: list[Any] = []
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            status.append(solver.solve(model, callback))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread below
+            failure.append(exc)
+
+    if threading.current_thread() is not threading.main_thread():
+        return solver.solve(model, callback)
+    interrupted = threading.Event()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        interrupted.set()
+        solver.stop_search()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        worker = threading.Thread(target=target, name="nqcsp-cpsat", daemon=True)
+        worker.start()
+        stopped = False
+        while worker.is_alive():
+            worker.join(WATCH_S)
+            if not stopped and limits.expired():
+                solver.stop_search()
+                stopped = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted.is_set():
+        raise KeyboardInterrupt
+    if failure:
+        raise failure[0]
+    return status[0]
+
+
 class CpSatSolver:
     name = "cpsat"
 
@@ -230,14 +348,18 @@ class CpSatSolver:
               **options: Any) -> Result:
         from ortools.sat.python import cp_model
 
-        config = resolve_options(options)
-        clock = Clock(limits)
+        started = time.perf_counter()
+        config = plan(problem, resolve_options(options), limits)
+        limits.check_time("build")
         model = build(problem, config)
-        build_s = clock.elapsed()
-        solver = make_solver(config, time_limit=clock.remaining(), seed=seed)
-        status = solver.solve(model)
-        stats = {"model": config["model"], "build_s": build_s, **_search_stats(solver),
-                 "solve_s": clock.elapsed()}
+        build_s = time.perf_counter() - started
+        limits.check_time("build")
+        solver = make_solver(config, time_limit=limits.remaining(), seed=seed, memory_limit=limits.memory)
+        status = run_watched(solver, model, limits)
+        stats = {"model": config["model"], BUILD_S: build_s, **_search_stats(solver),
+                 SEARCH_S: time.perf_counter() - started - build_s, "solve_s": time.perf_counter() - started}
+        if "expand_alldiff_off" in config:
+            stats["expand_alldiff"] = f"off ({config['expand_alldiff_off']} would not allow it)"
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             cols = columns_from(solver.response_proto.solution, problem.n, config["model"])
             return Result(problem, Status.SAT, self.name, queens=queens_array(cols, problem.n), stats=stats)
@@ -247,8 +369,11 @@ class CpSatSolver:
             certificate = Certificate("cpsat-infeasible", (), claim)
             return Result(problem, Status.UNSAT, self.name, certificate=certificate, stats=stats)
         if status == cp_model.UNKNOWN:
-            limited = clock.expired()
-            stats["reason"] = "time limit reached" if limited else f"CP-SAT stopped: {solver.solution_info()}"
+            remaining = limits.remaining()
+            if remaining is not None and remaining < 0.1:  # CP-SAT's own clock ran out a moment before ours
+                raise OutOfTime("search", time_limit_reason("search", limits.time_limit))
+            stats[REASON] = f"CP-SAT stopped: {solver.solution_info() or 'no reason given'}"
+            stats[STAGE] = "search"
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
         if status == cp_model.MODEL_INVALID:
             raise InternalSolverError(f"CP-SAT rejected the {config['model']} model for {problem}: "
@@ -284,7 +409,7 @@ def enumerate_solutions(problem: Problem, *, limit: int | None = None, time_limi
                 self.stop_search()
 
     solver = make_solver(config, time_limit=time_limit, seed=None, enumerate_all=True)
-    status = solver.solve(model, Collector())
+    status = run_watched(solver, model, Limits.start(time_limit), Collector())
     stopped_by_limit = limit is not None and len(found) >= limit
     if status == cp_model.MODEL_INVALID:
         raise InternalSolverError(f"CP-SAT rejected the {model_name} model for {problem}: {model.validate()}")
