@@ -299,8 +299,10 @@ def test_a_completion_at_n_1000_is_certified_fast():
 # --- evidence a user can keep ---------------------------------------------------------------------------
 
 
-def test_json_keeps_sizes_and_hashes_and_the_files_keep_the_bytes(tmp_path):
+def test_json_keeps_sizes_and_hashes_and_the_files_keep_the_bytes(tmp_path, capsys):
     import hashlib
+
+    from nqcsp.cli import main as cli_main
 
     result = solve(6, [(0, 0)], solver="sat")
     certificate = result.certificate
@@ -322,21 +324,24 @@ def test_json_keeps_sizes_and_hashes_and_the_files_keep_the_bytes(tmp_path):
     saved = json.loads((tmp_path / "certificate.json").read_text())
     assert saved["files"]["proof.drat"]["sha256"] == hashlib.sha256(certificate.details["proof"]).hexdigest()
 
-    def check(*args):
-        return subprocess.run([sys.executable, "-m", "nqcsp", "check-proof", *args], capture_output=True,
-                              text=True, timeout=120)
-
-    out = check(str(tmp_path / "statement.cnf"), str(tmp_path / "proof.drat"))
+    # One real process for the exit code, the other cases in this one.
+    out = subprocess.run([sys.executable, "-m", "nqcsp", "check-proof", str(tmp_path / "statement.cnf"),
+                          str(tmp_path / "proof.drat")], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and f"the {VERSION}" in out.stdout and "n=6 queens=0,0" in out.stdout
-    out = check("--engine", "python", str(tmp_path / "statement.cnf"), str(tmp_path / "proof.drat"))
-    assert out.returncode == 0 and "dratify-python" in out.stdout
+
+    def check(*args):
+        code = cli_main(["check-proof", *args])
+        return code, capsys.readouterr().out
+
+    code, text = check("--engine", "python", str(tmp_path / "statement.cnf"), str(tmp_path / "proof.drat"))
+    assert code == 0 and "dratify-python" in text
     (tmp_path / "short.drat").write_bytes(b"0\n")
-    assert check(str(tmp_path / "statement.cnf"), str(tmp_path / "short.drat")).returncode == 1
+    assert check(str(tmp_path / "statement.cnf"), str(tmp_path / "short.drat"))[0] == 1
     # The same clauses under a header naming another problem: valid proof, but not that problem's statement.
-    text = (tmp_path / "statement.cnf").read_text().replace("c queens 0,0", "c queens 0,1")
-    (tmp_path / "other.cnf").write_text(text)
-    out = check(str(tmp_path / "other.cnf"), str(tmp_path / "proof.drat"))
-    assert out.returncode == 0 and "NOT the reference CNF of n=6 queens=0,1" in out.stdout
+    other = (tmp_path / "statement.cnf").read_text().replace("c queens 0,0", "c queens 0,1")
+    (tmp_path / "other.cnf").write_text(other)
+    code, text = check(str(tmp_path / "other.cnf"), str(tmp_path / "proof.drat"))
+    assert code == 0 and "NOT the reference CNF of n=6 queens=0,1" in text
 
 
 def test_export_writes_the_reference_statement(tmp_path):
