@@ -247,3 +247,32 @@ def test_ctrl_c_during_a_cpsat_search_is_a_keyboard_interrupt_not_unknown():
     if out.startswith("answered SAT"):
         pytest.skip("CP-SAT solved it before the interrupt")
     assert out.strip() == "interrupted" and child.returncode == 130, out
+
+
+def test_the_residual_alldiff_model_agrees_with_brute_force_and_with_checked_sat_proofs():
+    from nqcsp.completion import random_completion
+
+    for n in (6, 7):
+        for a in range(n):
+            for b in range(n):
+                queens = [(0, a), (2, b)]
+                if Problem(n, queens).attack is not None:
+                    continue
+                result = solve(n, queens, solver="cpsat", model="alldiff")
+                assert (result.status is Status.SAT) == naive_has_solution(n, queens), queens
+                if result.status is Status.SAT:
+                    assert naive_is_solution(n, result.queens.tolist(), queens)
+    decided = set()
+    for n, m in ((40, 20), (120, 95), (176, 146)):
+        for seed in range(4):
+            queens = random_completion(n, m, seed)
+            by_cpsat = solve(n, queens, solver="cpsat", model="alldiff")
+            by_sat = solve(n, queens, solver="sat")
+            assert by_cpsat.status is by_sat.status, (n, m, seed)
+            if by_sat.status is Status.UNSAT:
+                assert by_sat.certificate.checked
+            decided.add(by_sat.status)
+            if by_cpsat.status is Status.SAT:
+                assert verify(n, by_cpsat.queens, queens)
+                assert by_cpsat.stats["model"] == "alldiff (residual board)"
+    assert decided == {Status.SAT, Status.UNSAT}
