@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import numbers
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nqcsp.certify import empty_line_certificate
+from nqcsp.cnf import RESIDUAL_S_PER_CELL
 from nqcsp.construction import permutation_near
 from nqcsp.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.problem import Problem
@@ -57,6 +59,9 @@ BYTES_PER_CELL = {"expanded": 1200, "boolean": 800}
 # expanding the AllDifferents (12-13 us measured at n = 1000-1500 on the shared 2-core machine) and
 # writing + parsing + loading the Boolean proto (8 + 2.4 us). Both are rounded up.
 LOAD_S_PER_CELL = {"expanded": 15e-6, "boolean": 12e-6}
+# Seconds to import OR-Tools the first time (0.5-1.6 s measured on the shared machine; the low figure,
+# so that only a hopeless deadline is refused).
+ORTOOLS_IMPORT_S = 0.5
 # The residual board is built for model="alldiff" when this many times its estimate fits in memory.
 RESIDUAL_SHARE = 4
 # How often the watching thread looks at the deadline and at a pending Ctrl-C.
@@ -323,12 +328,15 @@ def plan(problem: Problem, config: dict[str, Any], limits: Limits) -> dict[str, 
     memory and load in time (else UNKNOWN naming the size); the AllDifferent expansion is switched off
     when it would not (the model is then exactly as correct, its propagation weaker)."""
     cells = problem.n * problem.n
+    free = problem.n - len(problem.queens)
+    remaining = limits.remaining()
     if config["model"] == "alldiff" and problem.queens and problem.attack is None \
-            and RESIDUAL_SHARE * estimated_bytes(problem) <= limits.memory:
+            and RESIDUAL_SHARE * estimated_bytes(problem) <= limits.memory \
+            and (remaining is None or RESIDUAL_S_PER_CELL * free * free < remaining / 4):
         # Completion problems: only the free rows are searched (73 of 1000 for random_completion(1000,
         # 927, 1)), and the expansion below costs the residual's cells, not the board's.
         config = {**config, "residual": True}
-        cells = (problem.n - len(problem.queens)) ** 2
+        cells = free * free
     if config["model"] == "boolean":
         limits.need_memory("build", BYTES_PER_CELL["boolean"] * cells,
                            f"CP-SAT's Boolean model of {problem.n} x {problem.n} cells")
@@ -391,10 +399,11 @@ class CpSatSolver:
 
     def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
-        from ortools.sat.python import cp_model
-
         started = time.perf_counter()
         config = plan(problem, resolve_options(options), limits)
+        if "ortools.sat.python.cp_model" not in sys.modules:
+            limits.need_time("build", ORTOOLS_IMPORT_S)
+        from ortools.sat.python import cp_model  # after the plan: a refused model costs no import
         residual = residual_of(problem) if config.get("residual") else None
         line = residual.empty_line() if residual is not None else None
         if line is not None:

@@ -40,6 +40,7 @@ from nqcsp.cnf import (
     NATIVE,
     REFERENCE_BYTES_PER_CLAUSE,
     REFERENCE_SECONDS_PER_CLAUSE,
+    RESIDUAL_S_PER_CELL,
     SECONDS_PER_LITERAL,
     Formula,
     check_encoding,
@@ -363,6 +364,8 @@ class SatSolver:
         if certificate is not None:
             return Result(problem, Status.UNSAT, self.name, certificate=certificate)
         limits.need_memory("residual", estimated_bytes(problem), f"the residual board of {problem}")
+        free = problem.n - len(problem.queens)
+        limits.need_time("residual", RESIDUAL_S_PER_CELL * free * free)
         residual = residual_of(problem)
         line = residual.empty_line()
         if line is not None:
