@@ -123,12 +123,20 @@ def check_parameters(parameters: object) -> dict[str, Any] | None:
     for name, value in parameters.items():
         if not isinstance(name, str):
             raise TypeError(f"CP-SAT parameter names are strings, got {name!r}")
-        if name in SEMANTIC_PARAMETERS:
+        if name in SEMANTIC_PARAMETERS and not _is_default(name, value):
             raise ValueError(f"CP-SAT parameter {name} is refused: {SEMANTIC_PARAMETERS[name]}")
         if name in CALL_PARAMETERS:
             raise ValueError(f"CP-SAT parameter {name} is refused: {CALL_PARAMETERS[name]}")
         _parameter_text(name, value)
     return dict(parameters)
+
+
+def _is_default(name: str, value: object) -> bool:
+    """Whether ``value`` is CP-SAT's own default for ``name`` (setting it then changes nothing)."""
+    from ortools.sat import sat_parameters_pb2
+
+    default = getattr(sat_parameters_pb2.SatParameters(), name)
+    return type(value) is type(default) and value == default
 
 
 def _parameter_text(name: str, value: object) -> str:
