@@ -206,9 +206,11 @@ def encode(problem: Problem, encoding: str = "seqcounter") -> Formula:
 # Bytes of a formula per literal while it is built and loaded (the numpy blocks, the Python lists the
 # SAT solver takes and its own copy): 7 GB were measured for the 25 M cells of n = 5000, 6 literals each.
 BYTES_PER_LITERAL = 50
-# Seconds per literal to turn the blocks into Python lists and load them into a PySAT solver (measured
-# at about 0.15 us on the 2-core machine; doubled for noise).
-SECONDS_PER_LITERAL = 3e-7
+# Seconds per literal to encode and turn the blocks into Python lists, and to load them into a PySAT
+# solver (uninterruptible C calls), measured at n = 300 with one queen on the shared, loaded 2-core
+# machine: 0.57 us and 1.1-1.6 us (2.3 M literals of the commander encoding took 1.3 s + 3.6 s).
+SECONDS_PER_LITERAL = 6e-7
+LOAD_S_PER_LITERAL = 1.5e-6
 # The reference CNF (nqcsp.statement) in plain Python: per clause, its tuple, the solver's copy, the
 # DIMACS text and the checker's parse; and the seconds per clause to build, write and load it.
 REFERENCE_BYTES_PER_CLAUSE = 600

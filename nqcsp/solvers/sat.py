@@ -37,6 +37,7 @@ import numpy as np
 from nqcsp.certify import attack_certificate, empty_line_certificate
 from nqcsp.cnf import (
     BYTES_PER_LITERAL,
+    LOAD_S_PER_LITERAL,
     NATIVE,
     REFERENCE_BYTES_PER_CLAUSE,
     REFERENCE_SECONDS_PER_CLAUSE,
@@ -59,6 +60,8 @@ from nqcsp.statement import VERSION, reference_cnf
 
 SEARCH_SOLVER = "minicard"
 SEARCH_ENCODING = NATIVE
+CLAUSAL_SEARCH_ENCODING = "commander"
+NATIVE_SOLVERS = ("minicard", "gluecard3", "gluecard4")
 PROOF_SOLVER = "cadical195"
 # Solvers whose DRAT proofs dratify accepted on every blockade cell up to n = 12 (benchmarks/sat.py).
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "ergo", "gluecard3", "gluecard4",
@@ -159,10 +162,13 @@ def run_solver(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | 
 def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | None:
     """For solvers that cannot be interrupted (CaDiCaL): growing conflict budgets, the clock between.
 
-    A solver without budgets either (Lingeling) runs to the end: the time limit cannot stop it.
+    Each budget doubles the last but is capped by the conflicts the last one's rate fits into half the
+    time left, so the final, uninterruptible round cannot run far past the deadline. A solver without
+    budgets either (Lingeling) runs to the end: the time limit cannot stop it.
     """
     budget = 1000
     while not clock.expired():
+        started = time.perf_counter()
         try:
             solver.conf_budget(budget)
             status = solver.solve_limited(assumptions=assumptions)
@@ -170,7 +176,8 @@ def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock) -> bo
             return solver.solve(assumptions=assumptions)
         if status is not None:
             return status
-        budget *= 2
+        rate = budget / max(time.perf_counter() - started, 1e-6)
+        budget = int(max(100, min(2 * budget, rate * (clock.remaining() or 0.0) / 2)))
     return None
 
 
@@ -232,9 +239,11 @@ def search(residual: Residual, encoding: str, sat_solver: str, hint: bool, limit
     limits.need_memory("build", BYTES_PER_LITERAL * literals, what)
     limits.need_time("build", SECONDS_PER_LITERAL * literals)
     formula = encode_residual(residual, encoding)
+    limits.check_time("build")
     with gc_paused():
         clauses = formula.clauses()
-    limits.check_time("build")
+    loaded = sum(map(len, clauses)) + sum(lines.size for lines in formula.atmost_lines)
+    limits.need_time("build", LOAD_S_PER_LITERAL * loaded)
     solver = new_solver(sat_solver, clauses, formula)
     del clauses
     stats: dict[str, Any] = {"encoding": encoding, "sat_solver": sat_solver, "cnf_vars": formula.num_vars,
@@ -377,8 +386,10 @@ class SatSolver:
         if proof is True:
             return self.result(problem, prove(residual, proof_solver, limits), started)
 
-        outcome = search(residual, encoding or SEARCH_ENCODING, sat_solver or SEARCH_SOLVER, hint, limits,
-                         seed)
+        search_solver = sat_solver or SEARCH_SOLVER
+        # A solver without native cardinality constraints searches the commander encoding by default.
+        default_encoding = SEARCH_ENCODING if search_solver in NATIVE_SOLVERS else CLAUSAL_SEARCH_ENCODING
+        outcome = search(residual, encoding or default_encoding, search_solver, hint, limits, seed)
         if outcome.status is not False:
             return self.result(problem, outcome, started)
         if proof is False:
