@@ -154,8 +154,11 @@ def check_within(clauses: Sequence[Sequence[int]], proof: str | bytes, num_vars:
     pessimistic = SECONDS_PER_PROOF_BYTE[engine] * len(proof) + SECONDS_PER_CNF_BYTE * cnf_bytes
     limits.need_time("check", pessimistic / 3)
     remaining = limits.remaining()
-    if remaining is None or pessimistic < min(IN_PROCESS_S, remaining / 4) \
-            or "fork" not in multiprocessing.get_all_start_methods():
+    # A daemonic process (a multiprocessing.Pool or Dask worker) may not start children: it checks in
+    # place, and its own deadline rests on the estimate above.
+    daemonic = multiprocessing.current_process().daemon
+    can_fork = "fork" in multiprocessing.get_all_start_methods() and not daemonic
+    if remaining is None or pessimistic < min(IN_PROCESS_S, remaining / 4) or not can_fork:
         return check_drat(clauses, proof, num_vars, engine)
     # Fork, not spawn: the child starts at once with the formula already in memory (copy-on-write).
     context = multiprocessing.get_context("fork")
