@@ -5,8 +5,13 @@ ignored). ``recheck`` runs the check that fits the kind, from the problem itself
 
 - ``attack``: two mandatory queens attack each other; recomputed from the problem.
 - ``empty-line``: a free row or column where every cell is attacked or taken; recomputed cell by cell.
-- ``drat``: a DRAT proof; re-checked by the independent checker against the CNF in the evidence, and only
-  when that CNF is the problem's reference statement (``nqcsp.cnf``) does the check count.
+- ``drat``: a DRAT proof; only when the CNF in the evidence is exactly the problem's reference statement
+  (``nqcsp.statement``, rebuilt here) is the proof checked, by dratify (native engine when installed),
+  within the call's deadline and memory (``nqcsp.drat.recheck_drat``).
+
+An unchecked certificate says why in ``details["unchecked"]``. ``certificate_json`` and
+``write_certificate`` keep the evidence a user can take away: JSON holds each byte string's size and
+sha256, the files hold the bytes (``statement.cnf``, ``proof.drat``, ``certificate.json``).
 
 Any other kind (``exhaustive``, ``cpsat-infeasible``) is a claim: it stays unchecked, and only the
 portfolio's ``agreement`` of two complete backends that it ran itself can confirm it.
@@ -14,8 +19,12 @@ portfolio's ``agreement`` of two complete backends that it ran itself can confir
 
 from __future__ import annotations
 
+import hashlib
+import json
+import pathlib
 import time
 from dataclasses import replace
+from typing import Any
 
 from nqcsp.limits import Limits
 from nqcsp.problem import Cell, Problem, find_attack
@@ -61,20 +70,84 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
     started = time.perf_counter()
     claimed = replace(certificate, checked_by=())
     checked_by: tuple[str, ...] = ()
+    why = f"a {certificate.kind!r} certificate is a claim nqcsp cannot re-check by itself"
     if certificate.kind == "attack":
         pair = certificate.details.get("queens")
         cells: list[Cell] = [tuple(q) for q in pair] if isinstance(pair, list) else []  # type: ignore[misc]
         if len(cells) == 2 and all(cell in problem.queens for cell in cells) and find_attack(cells):
             checked_by = (ATTACK_CHECKER,)
+        why = "the named queens are not two attacking mandatory queens of the problem"
     elif certificate.kind == "empty-line":
         kind, index = certificate.details.get("line"), certificate.details.get("index")
         if isinstance(kind, str) and isinstance(index, int) and _line_is_empty(problem, kind, index):
             checked_by = (LINE_CHECKER,)
+        why = "the named line is not a free line without an unattacked cell"
     elif certificate.kind == "drat":
         from nqcsp.drat import recheck_drat
 
-        checked_by = recheck_drat(problem, certificate, limits)
+        checked_by, why = recheck_drat(problem, certificate, limits)
     if not checked_by:
-        return claimed
+        return replace(claimed, details={**certificate.details, "unchecked": why})
     details = {**certificate.details, "check_s": time.perf_counter() - started}
     return replace(certificate, checked_by=checked_by, details=details)
+
+
+# --- evidence a user can keep ----------------------------------------------------------------------------
+
+EVIDENCE_FILES = {"cnf": "statement.cnf", "proof": "proof.drat"}
+
+
+def evidence_json(value: Any) -> Any:
+    """JSON for certificate details: byte strings become their size and sha256 (the bytes themselves
+    stay in the ``Certificate`` and in the files of ``write_certificate``); nested values are kept."""
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
+    if isinstance(value, dict):
+        return {str(key): evidence_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [evidence_json(item) for item in value]
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    return repr(value)
+
+
+def certificate_json(certificate: Certificate) -> dict[str, Any]:
+    """What ``Certificate.to_json`` should answer: kind, checkers, and the details with evidence hashed."""
+    return {"kind": certificate.kind, "checked_by": list(certificate.checked_by),
+            "details": evidence_json(certificate.details)}
+
+
+def _evidence(details: dict[str, Any]) -> dict[str, bytes]:
+    """The byte evidence of a certificate, looking inside an agreement's claims when it has none itself."""
+    found = {}
+    for key in EVIDENCE_FILES:
+        value = details.get(key)
+        if isinstance(value, str):
+            value = value.encode("ascii")
+        if isinstance(value, (bytes, bytearray)) and value:
+            found[key] = bytes(value)
+    claims = details.get("claims")
+    for claim in claims if isinstance(claims, list) and not found else []:
+        if isinstance(claim, dict) and (found := _evidence(claim)):
+            break
+    return found
+
+
+def write_certificate(certificate: Certificate, directory: str | pathlib.Path) -> list[pathlib.Path]:
+    """Write the certificate to ``directory`` (created if missing): ``certificate.json`` always, and its
+    ``statement.cnf`` and ``proof.drat`` when it holds them. ``nqcsp check-proof statement.cnf
+    proof.drat`` checks the pair again; the JSON's sha256 values name the exact bytes. Returns the paths."""
+    folder = pathlib.Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for key, data in _evidence(certificate.details).items():
+        path = folder / EVIDENCE_FILES[key]
+        path.write_bytes(data)
+        written.append(path)
+    path = folder / "certificate.json"
+    document = certificate_json(certificate)
+    document["files"] = {EVIDENCE_FILES[key]: evidence_json(data)
+                         for key, data in _evidence(certificate.details).items()}
+    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    written.append(path)
+    return written

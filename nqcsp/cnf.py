@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nqcsp.problem import Cell, Problem
+from nqcsp.residual import Residual
 
 # Encodings built here with numpy.
 NUMPY_ENCODINGS = ("pairwise", "seqcounter", "commander")
@@ -151,6 +152,8 @@ class Formula:
     num_vars: int
     blocks: tuple[Block | list[list[int]], ...]
     atmost_lines: tuple[np.ndarray, ...] = ()
+    # For a residual-board formula: ``cells[v - 1]`` is the board cell of variable v (None: the full grid).
+    cells: np.ndarray | None = None
 
     @property
     def num_clauses(self) -> int:
@@ -198,6 +201,99 @@ def encode(problem: Problem, encoding: str = "seqcounter") -> Formula:
     return Formula(n, problem.queens, encoding, pool.top, tuple(b for b in blocks if len(b)))
 
 
+# --- the residual board -------------------------------------------------------------------------------
+
+# Bytes of a formula per literal while it is built and loaded (the numpy blocks, the Python lists the
+# SAT solver takes and its own copy): 7 GB were measured for the 25 M cells of n = 5000, 6 literals each.
+BYTES_PER_LITERAL = 50
+# Seconds per literal to encode and turn the blocks into Python lists, and to load them into a PySAT
+# solver (uninterruptible C calls), measured at n = 300 with one queen on the shared, loaded 2-core
+# machine: 0.57 us and 1.1-1.6 us (2.3 M literals of the commander encoding took 1.3 s + 3.6 s).
+SECONDS_PER_LITERAL = 6e-7
+LOAD_S_PER_LITERAL = 1.5e-6
+# The reference CNF (nqcsp.statement) in plain Python: per clause, its tuple, the solver's copy, the
+# DIMACS text and the checker's parse; and the seconds per clause to build, write and load it.
+REFERENCE_BYTES_PER_CLAUSE = 600
+# Seconds per cell of the n_free x n_free cross product to build the residual board (0.9 s measured for
+# the 25 M cells of n = 5000 with one queen; rounded up).
+RESIDUAL_S_PER_CELL = 5e-8
+REFERENCE_SECONDS_PER_CLAUSE = 8e-6
+
+
+def _line_groups(keys: np.ndarray) -> list[np.ndarray]:
+    """The variables sharing each key (cells are row-major, so a line's variables come out ascending),
+    as one (count, length) array per line length."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if len(keys) else keys[:0]
+    lengths = np.diff(np.r_[starts, len(keys)])
+    variables = order + 1
+    groups = []
+    for length in np.unique(lengths):
+        first = starts[lengths == length]
+        groups.append(variables[first[:, None] + np.arange(length)])
+    return groups
+
+
+def residual_lines(residual: Residual) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Rows and columns of the residual board (exactly one each) and its diagonals with >= 2 cells (at
+    most one each), as variables grouped by line length; variable v is ``residual.cells()[v - 1]``."""
+    i, j = np.nonzero(residual.allowed)
+    r, c = residual.rows[i], residual.cols[j]
+    exactly = _line_groups(i) + _line_groups(j)
+    diagonals = [g for g in _line_groups(r + c) + _line_groups(r - c) if g.shape[1] >= 2]
+    return exactly, diagonals
+
+
+def reference_size(residual: Residual) -> tuple[int, int]:
+    """Variables and clauses of ``nqcsp.statement.reference_cnf`` for this residual, without building it."""
+    i, j = np.nonzero(residual.allowed)
+    r, c = residual.rows[i], residual.cols[j]
+    clauses = len(residual.rows) + len(residual.cols)
+    for keys in (i, j, r + c, r - c):
+        counts = np.unique(keys, return_counts=True)[1].astype(np.int64) if len(keys) else keys
+        clauses += int((counts * (counts - 1) // 2).sum())
+    return len(i), clauses
+
+
+def residual_literals(residual: Residual) -> int:
+    """Literals of the residual formula under ``native``; the clausal encodings are within a small factor
+    (commander, seqcounter) or the reference size (pairwise)."""
+    return 6 * residual.cell_count
+
+
+def encode_residual(residual: Residual, encoding: str = NATIVE) -> Formula:
+    """The residual board under a fast cardinality ``encoding``: the search formula, never a statement.
+
+    Variables 1..cells are the cells of ``residual.cells()``, in that order (the reference CNF's order);
+    auxiliary variables follow. Free lines without a cell are refused: they are the empty-line case.
+    """
+    encoding = check_encoding(encoding)
+    if residual.empty_line() is not None:
+        raise ValueError(f"the residual board has an empty {residual.empty_line()[0]}; nothing to encode")
+    cells = residual.cells()
+    pool = VarPool(len(cells))
+    exactly, diagonals = residual_lines(residual)
+    blocks: list = list(exactly)  # at least one per free row and column
+    amo = [*exactly, *diagonals]
+    if encoding == NATIVE:
+        return Formula(residual.n, residual.problem.queens, encoding, pool.top, tuple(blocks), tuple(amo),
+                       cells)
+    for lines in amo:
+        if lines.shape[1] < 2:
+            continue
+        if encoding == "pairwise":
+            blocks.extend(amo_pairwise(lines))
+        elif encoding == "seqcounter":
+            blocks.extend(amo_seqcounter(lines, pool))
+        elif encoding == "commander":
+            blocks.extend(amo_commander(lines, pool))
+        else:
+            blocks.append(amo_cardenc(lines, pool, encoding.removeprefix("cardenc-")))
+    return Formula(residual.n, residual.problem.queens, encoding, pool.top,
+                   tuple(b for b in blocks if len(b)), (), cells)
+
+
 # --- DIMACS -------------------------------------------------------------------------------------------
 
 
@@ -210,7 +306,9 @@ def header_comments(formula: Formula) -> list[str]:
         f"queens {queens}",
         f"encoding {formula.encoding}",
         f"variables: cell (row, col), 0-based, is variable row*{n} + col + 1 (1..{n * n}); "
-        f"{n * n + 1}..{formula.num_vars} are auxiliary",
+        f"{n * n + 1}..{formula.num_vars} are auxiliary" if formula.cells is None else
+        f"variables: 1..{len(formula.cells)} are the unattacked cells of the residual board, row-major; "
+        f"{len(formula.cells) + 1}..{formula.num_vars} are auxiliary",
         "a model's true cell variables are the queens",
     ]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,17 +56,12 @@ class Certificate:
         return f"{self.kind}{checked}"
 
     def to_json(self) -> dict[str, Any]:
-        """The certificate for JSON: evidence bytes (a CNF, a proof) become their size and SHA-256, so a
-        reader can match them with the files ``nqcsp solve --proof-dir`` writes; the bytes stay here."""
-        details = {}
-        for key, value in self.details.items():
-            if isinstance(value, (bytes, bytearray)):
-                details[key] = {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
-            elif isinstance(value, (str, int, float, bool, type(None), list, tuple, dict)):
-                details[key] = value
-            else:
-                details[key] = repr(value)
-        return {"kind": self.kind, "checked_by": list(self.checked_by), "details": details}
+        """Kind, checkers and details; byte evidence (a CNF, a proof, nested ones included) as its size and
+        SHA-256, so a reader can match it with the files ``nqcsp solve --proof-dir`` writes. The bytes stay
+        in ``details``."""
+        from nqcsp.certify import certificate_json
+
+        return certificate_json(self)
 
 
 def columns_array(columns: Any, n: int) -> np.ndarray:

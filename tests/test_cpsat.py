@@ -1,5 +1,8 @@
+import signal
 import subprocess
 import sys
+import textwrap
+import time
 
 import pytest
 from naive import naive_count, naive_has_solution, naive_is_solution, naive_solutions
@@ -107,7 +110,7 @@ def test_time_limit_ends_in_sat_or_unknown_with_a_reason():
     result = solve(400, mandatory_for(400), solver="cpsat", model="alldiff", time_limit=0.05)
     assert result.status in (Status.SAT, Status.UNKNOWN)
     if result.status is Status.UNKNOWN:
-        assert result.stats["reason"] == "time limit reached"
+        assert "time limit" in result.stats["reason"] and result.stats["stage"] in ("build", "search")
     else:
         assert verify(400, result.columns, mandatory_for(400))
 
@@ -116,7 +119,7 @@ def test_search_options_and_raw_parameters_still_give_verified_answers():
     for options in ({"search": "min-domain-median"}, {"search": "min-domain-min", "presolve": True},
                     {"workers": 2, "linearization_level": 2, "symmetry_level": 2, "inprocessing": True},
                     {"parameters": {"cp_model_probing_level": 0, "initial_polarity": "POLARITY_TRUE",
-                                   "max_time_in_seconds": 30, "enumerate_all_solutions": False}}):
+                                   "max_deterministic_time": 30.0, "use_lns_only": False}}):
         result = solve(24, [(3, 5)], solver="cpsat", **options)
         assert result.status is Status.SAT and naive_is_solution(24, result.columns.tolist(), [(3, 5)])
 
@@ -133,8 +136,8 @@ def test_search_options_and_raw_parameters_still_give_verified_answers():
     ({"linearization_level": 3}, ValueError, "3"),
     ({"parameters": [("num_workers", 1)]}, TypeError, "num_workers"),
     ({"parameters": {"no_such_parameter": 1}}, ValueError, "no_such_parameter"),
-    ({"parameters": {"num_workers": "many"}}, TypeError, "many"),
-    ({"parameters": {"num_workers": True}}, TypeError, "True"),
+    ({"parameters": {"cp_model_probing_level": "many"}}, TypeError, "many"),
+    ({"parameters": {"cp_model_probing_level": True}}, TypeError, "True"),
     ({"parameters": {"search_branching": "NO_SUCH_SEARCH"}}, ValueError, "NO_SUCH_SEARCH"),
     ({"parameters": {"subsolvers": "fj"}}, TypeError, "subsolvers"),
     ({"bogus": 1}, TypeError, "bogus"),
@@ -160,3 +163,121 @@ def test_an_invalid_model_raises_instead_of_answering(monkeypatch):
 def test_importing_nqcsp_does_not_import_ortools():
     code = "import sys, nqcsp, nqcsp.solvers.cpsat; sys.exit('ortools' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+# --- the edges (issue 11) -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, value", [("fix_variables_to_their_hinted_value", True),
+                                         ("stop_after_first_solution", True), ("stop_after_presolve", True),
+                                         ("stop_after_root_propagation", True),
+                                         ("instantiate_all_variables", False),
+                                         ("debug_crash_on_bad_hint", True)])
+def test_parameters_that_change_what_a_status_means_are_refused_by_name(name, value):
+    with pytest.raises(ValueError, match=name):
+        solve(8, [(0, 0)], solver="cpsat", parameters={name: value})
+    # CP-SAT's own default changes nothing and is accepted.
+    result = solve(8, [(0, 0)], solver="cpsat", parameters={name: not value})
+    assert result.status is Status.SAT and naive_is_solution(8, result.columns.tolist(), [(0, 0)])
+
+
+def test_the_hinted_value_parameter_no_longer_turns_a_solvable_board_into_unsat():
+    # Issue 11: this returned UNSAT for a board with 4 solutions.
+    assert naive_count(8, [(0, 0)]) == 4
+    with pytest.raises(ValueError, match="fix_variables_to_their_hinted_value"):
+        solve(8, [(0, 0)], solver="cpsat", parameters={"fix_variables_to_their_hinted_value": True})
+    result = solve(8, [(0, 0)], solver="cpsat")
+    assert result.status is Status.SAT and naive_is_solution(8, result.columns.tolist(), [(0, 0)])
+
+
+@pytest.mark.parametrize("name, value", [("max_time_in_seconds", 1000.0), ("num_workers", 4),
+                                         ("num_search_workers", 4), ("max_memory_in_mb", 10**6),
+                                         ("catch_sigint_signal", True), ("subsolver_params", [])])
+def test_parameters_that_would_override_the_call_are_refused(name, value):
+    with pytest.raises((ValueError, TypeError), match=name):
+        solve(8, solver="cpsat", parameters={name: value})
+
+
+def test_a_boolean_model_that_cannot_fit_is_unknown_naming_its_size_before_anything_is_built():
+    started = time.perf_counter()
+    result = solve(3000, [(0, 3)], solver="cpsat", model="boolean", memory_limit=1 << 30)
+    assert time.perf_counter() - started < 1.0
+    assert result.status is Status.UNKNOWN and result.stats["stage"] == "build"
+    assert "memory" in result.stats["reason"] and "3000 x 3000" in result.stats["reason"]
+
+
+@pytest.mark.parametrize("model, n, limit", [("boolean", 1500, 0.5), ("alldiff", 700, 0.5),
+                                             ("alldiff", 2000, 1.0)])
+def test_the_deadline_holds_through_build_and_load(model, n, limit):
+    # Issue 11: solve(2000, [(1000, 666)], solver="cpsat", time_limit=2) took 20 s and 4 GB.
+    started = time.perf_counter()
+    result = solve(n, [(n // 2, n // 3)], solver="cpsat", model=model, time_limit=limit)
+    elapsed = time.perf_counter() - started
+    assert elapsed < limit + max(0.1 * limit, 0.5), elapsed
+    if result.status is Status.UNKNOWN:
+        assert "time limit" in result.stats["reason"] and result.stats["stage"] in ("build", "search")
+    else:
+        assert result.status is Status.SAT and verify(n, result.columns, [(n // 2, n // 3)])
+
+
+def test_a_tiny_time_limit_is_unknown_naming_the_stage():
+    started = time.perf_counter()
+    result = solve(60, [(0, 20)], solver="cpsat", time_limit=1e-6)
+    assert time.perf_counter() - started < 0.5
+    assert result.status is Status.UNKNOWN and "time limit" in result.stats["reason"]
+    assert result.stats["stage"] in ("build", "search")
+
+
+def test_ctrl_c_during_a_cpsat_search_is_a_keyboard_interrupt_not_unknown():
+    # A search that runs for seconds (expansion off, no hint, one worker), interrupted after it started.
+    code = textwrap.dedent("""
+        import sys, time
+        from nqcsp import solve
+        print("ready", flush=True)
+        try:
+            result = solve(1500, [(700, 500)], solver="cpsat", hint=None, expand_alldiff=False,
+                           time_limit=60)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(130)
+        print("answered", result.status, result.stats.get("reason"), flush=True)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "ready"
+    time.sleep(1.5)  # ortools imported and CP-SAT started
+    started = time.perf_counter()
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate(timeout=30)
+    assert time.perf_counter() - started < 3, "Ctrl-C was not acted on promptly"
+    if out.startswith("answered SAT"):
+        pytest.skip("CP-SAT solved it before the interrupt")
+    assert out.strip() == "interrupted" and child.returncode == 130, out
+
+
+def test_the_residual_alldiff_model_agrees_with_brute_force_and_with_checked_sat_proofs():
+    from nqcsp.completion import random_completion
+
+    for n in (6, 7):
+        for a in range(n):
+            for b in range(n):
+                queens = [(0, a), (2, b)]
+                if Problem(n, queens).attack is not None:
+                    continue
+                result = solve(n, queens, solver="cpsat", model="alldiff")
+                assert (result.status is Status.SAT) == naive_has_solution(n, queens), queens
+                if result.status is Status.SAT:
+                    assert naive_is_solution(n, result.columns.tolist(), queens)
+    decided = set()
+    for n, m in ((40, 20), (120, 95), (176, 146)):
+        for seed in range(4):
+            queens = random_completion(n, m, seed)
+            by_cpsat = solve(n, queens, solver="cpsat", model="alldiff")
+            by_sat = solve(n, queens, solver="sat")
+            assert by_cpsat.status is by_sat.status, (n, m, seed)
+            if by_sat.status is Status.UNSAT:
+                assert by_sat.certificate.checked
+            decided.add(by_sat.status)
+            if by_cpsat.status is Status.SAT:
+                assert verify(n, by_cpsat.columns, queens)
+                assert by_cpsat.stats["model"] == "alldiff (residual board)"
+    assert decided == {Status.SAT, Status.UNSAT}

@@ -11,23 +11,28 @@ import nqcsp.drat  # noqa: E402
 from nqcsp import Problem, Status, solve  # noqa: E402
 from nqcsp.cli import main as cli_main  # noqa: E402
 from nqcsp.cnf import ENCODINGS, encode, parse_dimacs  # noqa: E402
+from nqcsp.contract import run_backend  # noqa: E402
 from nqcsp.drat import check_drat  # noqa: E402
 from nqcsp.limits import Limits  # noqa: E402
 from nqcsp.solvers import options_for  # noqa: E402
-from nqcsp.solvers.sat import PROOF_SOLVERS, SatSolver, count_solutions, enumerate_solutions  # noqa: E402
+from nqcsp.solvers.sat import PROOF_SOLVERS, count_solutions, enumerate_solutions  # noqa: E402
+from nqcsp.statement import reference_cnf  # noqa: E402
 
 A000170 = [1, 0, 0, 2, 10, 4, 40, 92]  # OEIS: solutions of n-queens, n = 1..8
 
 CONFIGS = [
-    {},  # the defaults: minicard search, then a cadical195 proof
+    {},  # the defaults: minicard search on the residual, then a cadical195 proof of the reference CNF
     {"proof": True},
-    {"proof": True, "encoding": "commander", "sat_solver": "glucose4"},
-    {"proof": True, "encoding": "pairwise", "sat_solver": "lingeling"},
-    {"proof": True, "encoding": "cardenc-totalizer", "sat_solver": "glucose3"},
-    {"proof": True, "encoding": "cardenc-ladder", "sat_solver": "maplechrono"},
+    {"proof": True, "sat_solver": "glucose4"},
+    {"encoding": "commander", "sat_solver": "glucose4"},
+    {"encoding": "pairwise", "sat_solver": "lingeling"},
+    {"encoding": "cardenc-totalizer", "sat_solver": "glucose3"},
+    {"encoding": "cardenc-ladder", "sat_solver": "maplechrono"},
+    {"encoding": "seqcounter", "sat_solver": "cadical195"},
     {"encoding": "native", "sat_solver": "gluecard4"},
     {"encoding": "cardenc-kmtotalizer", "sat_solver": "minisat22"},
 ]
+CHECKERS = (("dratify-python",), ("dratify-native",))
 
 
 def cells(n):
@@ -35,14 +40,13 @@ def cells(n):
 
 
 def assert_checked_drat(result):
-    """The certificate's proof, checked again here against the certificate's own CNF."""
+    """The certificate's proof, checked again here against its CNF, which is the reference statement."""
     cert = result.certificate
-    assert cert is not None and cert.kind == "drat" and cert.checked_by == ("dratify",)
+    assert cert is not None and cert.kind == "drat" and cert.checked_by in CHECKERS
     num_vars, clauses = parse_dimacs(cert.details["cnf"].decode())
+    statement = reference_cnf(result.problem)
+    assert num_vars == statement.num_vars and [tuple(c) for c in clauses] == list(statement.clauses)
     assert check_drat(clauses, cert.details["proof"], num_vars).ok
-    # The CNF carries every mandatory queen as a unit clause: without them the proof means nothing.
-    n = result.problem.n
-    assert all([r * n + c + 1] in clauses for r, c in result.problem.queens)
 
 
 def assert_right(result, n, queens):
@@ -51,9 +55,9 @@ def assert_right(result, n, queens):
         assert naive_is_solution(n, result.columns.tolist(), queens)
     else:
         assert result.status is Status.UNSAT
-        if result.solver == "trivial":
-            # Decided before any backend ran: a free line with no cell, re-checked by nqcsp.certify.
-            assert result.certificate.kind == "empty-line" and result.certificate.checked
+        if result.certificate.kind in ("empty-line", "attack"):
+            # A free line with no cell or attacking queens, re-checked by nqcsp.certify.
+            assert result.certificate.checked
         else:
             assert_checked_drat(result)
 
@@ -67,11 +71,11 @@ def test_every_single_queen_cell_agrees_with_naive(options, n):
 
 
 @pytest.mark.parametrize("options", CONFIGS[:3])
-def test_attacking_queens_on_the_backend_directly_get_a_checked_proof(options):
+def test_attacking_queens_on_the_backend_directly_get_a_checked_attack_certificate(options):
     problem = Problem(8, [(2, 2), (5, 5)])
-    result = SatSolver().solve(problem, limits=Limits.unlimited(), seed=None, **options_for("sat", options))
+    result = run_backend("sat", problem, Limits.unlimited(), None, options_for("sat", options))
     assert result.status is Status.UNSAT
-    assert_checked_drat(result)
+    assert result.certificate.kind == "attack" and result.certificate.checked
 
 
 def test_two_queens_and_larger_boards_agree_with_naive():
@@ -149,16 +153,17 @@ def test_malformed_proofs_are_reported_not_raised():
         assert not verdict.ok and verdict.malformed
 
 
-def test_a_rejected_proof_gives_unknown_never_unsat(monkeypatch):
+def test_a_rejected_proof_is_never_a_checked_unsat(monkeypatch):
     from pysat.solvers import Solver
 
     real = Solver.get_proof
     monkeypatch.setattr(Solver, "get_proof", lambda self: real(self)[:3])
     result = solve(4, [(0, 0)], solver="sat", proof=True)
-    assert result.status is Status.UNKNOWN and "rejected" in result.stats["reason"]
+    assert result.status is Status.UNSAT and not result.certificate.checked
+    assert "rejected" in result.certificate.details["unchecked"]
 
 
-def test_a_crashing_checker_gives_unknown(monkeypatch):
+def test_a_crashing_checker_leaves_the_unsat_unchecked(monkeypatch):
     import dratify
 
     def broken(*args, **kwargs):
@@ -166,7 +171,8 @@ def test_a_crashing_checker_gives_unknown(monkeypatch):
 
     monkeypatch.setattr(dratify, "check_proof", broken)
     result = solve(4, [(0, 0)], solver="sat")
-    assert result.status is Status.UNKNOWN and "checker exploded" in result.stats["reason"]
+    assert result.status is Status.UNSAT and not result.certificate.checked
+    assert "checker exploded" in result.certificate.details["unchecked"]
     assert not nqcsp.drat.check_drat([[1], [-1]], ["0"]).ok
 
 
@@ -182,8 +188,10 @@ def test_bad_options_are_named():
         solve(8, solver="sat", sat_solver="maplecm", proof=True)
     with pytest.raises(ValueError, match="'minisat22'.*no checkable DRAT"):
         solve(8, solver="sat", sat_solver="minisat22", proof=True)
-    with pytest.raises(ValueError, match="'native'.*no DRAT"):
+    with pytest.raises(ValueError, match="'native'.*reference CNF"):
         solve(8, solver="sat", encoding="native", proof=True)
+    with pytest.raises(ValueError, match="'commander'.*reference CNF"):
+        solve(8, solver="sat", encoding="commander", proof=True)
     with pytest.raises(ValueError, match="'glucose4'.*native cardinality"):
         solve(8, solver="sat", encoding="native", sat_solver="glucose4")
     with pytest.raises(ValueError, match="'bogus'"):

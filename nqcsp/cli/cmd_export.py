@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from nqcsp.cli.common import EXIT_OK, UsageError, board_size_arg, queen_arg
+from nqcsp.cli.common import EXIT_OK, EXIT_UNKNOWN, UsageError, board_size_arg, fail, queen_arg
+from nqcsp.problem import Problem
+
+REFERENCE = "reference"
+# Bytes per cell of the full-grid encodings while built and written (numpy blocks, lists, text).
+GRID_BYTES_PER_CELL = 400
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -14,30 +19,53 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "export", help="write the problem as DIMACS CNF",
         description="Write the CNF of the problem in DIMACS, with a comment header giving n, the queens, "
-                    "the encoding and the variable mapping (cell (row, col) is variable row*N + col + 1).")
+                    "the encoding and the variable mapping. The grid encodings number cell (row, col) as "
+                    "variable row*N + col + 1; 'reference' writes the auditable statement every nqcsp DRAT "
+                    "proof refutes (the residual board, pairwise, its variable map in the header).")
     parser.add_argument("n", type=board_size_arg, metavar="N", help="board size")
     parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
                         help="a mandatory queen, 0-based row and column (repeatable)")
     parser.add_argument("--format", choices=("dimacs",), default="dimacs", help="output format (dimacs)")
-    clausal = [e for e in ENCODINGS if e != "native"]
+    clausal = [REFERENCE, *(e for e in ENCODINGS if e != "native")]
     parser.add_argument("--encoding", choices=clausal, default="commander", metavar="E",
                         help=f"cardinality encoding (default commander): {', '.join(clausal)}")
     parser.add_argument("--output", "-o", default="-", metavar="FILE", help="output file, '-' for stdout")
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from nqcsp.cnf import encode, write_dimacs
-    from nqcsp.problem import Problem
+def text_of(problem: Problem, encoding: str) -> str:
+    """The DIMACS text, after checking that building it fits in the memory available."""
+    from nqcsp.cnf import REFERENCE_BYTES_PER_CLAUSE, dimacs_text, encode, reference_size
+    from nqcsp.limits import Limits, Unfinished
+    from nqcsp.residual import estimated_bytes, residual_of
+    from nqcsp.statement import reference_cnf
 
-    formula = encode(Problem(args.n, args.queen), args.encoding)
+    limits = Limits.unlimited()
+    try:
+        if encoding == REFERENCE:
+            if problem.attack is not None:
+                raise UsageError(f"{problem}: the mandatory queens attack each other; there is no residual "
+                                 f"board to state")
+            limits.need_memory("build", estimated_bytes(problem), "the residual board")
+            clauses = reference_size(residual_of(problem))[1]
+            limits.need_memory("build", REFERENCE_BYTES_PER_CLAUSE * clauses, f"{clauses} clauses")
+            return reference_cnf(problem).dimacs().decode("ascii")
+        n = problem.n
+        limits.need_memory("build", GRID_BYTES_PER_CELL * n * n, f"the {encoding} CNF of {n} x {n} cells")
+        return dimacs_text(encode(problem, encoding))
+    except Unfinished as exc:
+        fail(f"cannot export: {exc.reason}", EXIT_UNKNOWN)
+
+
+def run(args: argparse.Namespace) -> int:
+    text = text_of(Problem(args.n, args.queen), args.encoding)
     if args.output == "-":
-        write_dimacs(formula, sys.stdout)
+        sys.stdout.write(text)
         sys.stdout.flush()
         return EXIT_OK
     try:
         with open(args.output, "w", encoding="ascii") as out:
-            write_dimacs(formula, out)
+            out.write(text)
     except OSError as exc:
         raise UsageError(f"cannot write {args.output!r}: {exc.strerror}") from None
     return EXIT_OK

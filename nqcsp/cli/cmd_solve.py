@@ -56,14 +56,18 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-limit", type=memory_arg, default=None, metavar="BYTES",
                         help="memory the call may use, e.g. 2G (default: what is available now)")
     parser.add_argument("--seed", type=int, default=None, metavar="K", help="random seed")
+    parser.add_argument("--proof-dir", metavar="DIR", default=None,
+                        help="write the UNSAT certificate to DIR: certificate.json, and for a DRAT proof "
+                             "statement.cnf and proof.drat (check them with 'nqcsp check-proof')")
 
 
 def run(args: argparse.Namespace) -> int:
     from nqcsp.api import solve
 
     if args.batch is not None:
-        if args.n is not None or args.queen or args.queens_file:
-            raise UsageError("--batch takes its problems from the file: give no N, --queen or --queens-file")
+        if args.n is not None or args.queen or args.queens_file or args.proof_dir:
+            raise UsageError("--batch takes its problems from the file: give no N, --queen, --queens-file "
+                             "or --proof-dir")
         return run_batch(args)
     if args.n is None:
         raise UsageError("give N, or --batch FILE")
@@ -76,6 +80,13 @@ def run(args: argparse.Namespace) -> int:
         check_board_fits(args.n, args.memory_limit)
     result = solve(args.n, queens, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
                    memory_limit=args.memory_limit)
+    if args.proof_dir is not None and result.certificate is not None:
+        from nqcsp.certify import write_certificate
+
+        try:
+            write_certificate(result.certificate, args.proof_dir)
+        except OSError as exc:
+            raise UsageError(f"cannot write the certificate to {args.proof_dir!r}: {exc.strerror}") from None
     return write_result(result, fmt)
 
 

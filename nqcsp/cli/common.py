@@ -81,6 +81,12 @@ def memory_arg(text: str) -> int:
     return int(value)
 
 
+def fail(message: str, code: int) -> NoReturn:
+    """End the command with one line on stderr and ``code`` (for outcomes that are not bad input)."""
+    sys.stderr.write(f"nqcsp: {message}\n")
+    raise SystemExit(code)
+
+
 def read_input(path: str) -> str:
     """Text of FILE, or of stdin for '-'."""
     if path == "-":

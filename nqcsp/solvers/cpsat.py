@@ -15,6 +15,15 @@ problem every one of those phases costs seconds at n >= 200 and never pays back 
 as a solution hint: CP-SAT only uses it to order its decisions, so the answer is exactly as trustworthy.
 ``expand_alldiff=True`` (default) lets CP-SAT expand the AllDifferents into Boolean at-most-ones.
 
+The call's limits hold at the edges: the model's memory and CP-SAT's uninterruptible loading time are
+estimated before anything is built (``BYTES_PER_CELL``, ``LOAD_S_PER_CELL``): a Boolean model that
+cannot fit is UNKNOWN naming its size, and the AllDifferent expansion (n² literals, seconds at n = 1000)
+is switched off when it cannot end in time. The solve runs in a thread that the caller's thread watches:
+at the deadline it stops CP-SAT, and a Ctrl-C (CP-SAT's own SIGINT handler is off) stops it too and is
+raised as KeyboardInterrupt after CP-SAT returns, never answered as UNKNOWN. ``parameters`` that change
+what a status means (fixing hinted values, stopping early with a status, debug crashes, nested subsolver
+parameters) or that would override the call's own limits are refused by name.
+
 OR-Tools is imported inside the functions, never when nqcsp is imported.
 """
 
@@ -22,19 +31,67 @@ from __future__ import annotations
 
 import json
 import numbers
+import signal
+import sys
+import threading
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nqcsp.certify import empty_line_certificate
+from nqcsp.cnf import RESIDUAL_S_PER_CELL
 from nqcsp.construction import permutation_near
-from nqcsp.limits import Limits
+from nqcsp.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.problem import Problem
+from nqcsp.residual import Residual, estimated_bytes, residual_of
 from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
-from nqcsp.solvers.base import Clock
+from nqcsp.solvers.base import BUILD_S, REASON, SEARCH_S, STAGE
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
+
+# Peak bytes per cell (n²) while CP-SAT loads and searches the model, measured at n = 1000-1500:
+# 1.1 KB with the AllDifferents expanded (2.4 GB at n = 1500), 0.65 KB for the Boolean grid.
+BYTES_PER_CELL = {"expanded": 1200, "boolean": 800}
+# Seconds per cell CP-SAT spends loading before it looks at its clock, which stop_search cannot cut:
+# expanding the AllDifferents (12-13 us measured at n = 1000-1500 on the shared 2-core machine) and
+# writing + parsing + loading the Boolean proto (8 + 2.4 us). Both are rounded up.
+LOAD_S_PER_CELL = {"expanded": 15e-6, "boolean": 12e-6}
+# Seconds to import OR-Tools the first time (0.5-1.6 s measured on the shared machine; the low figure,
+# so that only a hopeless deadline is refused).
+ORTOOLS_IMPORT_S = 0.5
+# The residual board is built for model="alldiff" when this many times its estimate fits in memory.
+RESIDUAL_SHARE = 4
+# How often the watching thread looks at the deadline and at a pending Ctrl-C.
+WATCH_S = 0.02
+
+# Parameters refused because they change what CP-SAT's answer means or crash the process: fixing
+# variables to the hint can make INFEASIBLE untrue; the stop_after_* ones stop early with a status; a
+# solution without every variable instantiated cannot be read; nested subsolver parameters cannot be
+# vetted here; the debug_crash_* ones abort the process.
+SEMANTIC_PARAMETERS = {
+    "fix_variables_to_their_hinted_value": "it fixes variables to the hint, so INFEASIBLE can be untrue",
+    "stop_after_first_solution": "it stops the search early",
+    "stop_after_presolve": "it stops after presolve with a status that is not an answer",
+    "stop_after_root_propagation": "it stops after root propagation with a status that is not an answer",
+    "instantiate_all_variables": "a solution without every variable cannot be read back",
+    "subsolver_params": "parameters inside subsolvers cannot be checked here",
+    "debug_crash_on_bad_hint": "it aborts the process",
+    "debug_crash_if_presolve_breaks_hint": "it aborts the process",
+    "debug_crash_if_lrat_check_fails": "it aborts the process",
+    "debug_postsolve_with_full_solver": "a debugging mode, not a search setting",
+}
+# Parameters the call sets itself from its own arguments.
+CALL_PARAMETERS = {
+    "max_time_in_seconds": "use time_limit",
+    "max_memory_in_mb": "use memory_limit",
+    "num_workers": "use the workers option",
+    "num_search_workers": "use the workers option",
+    "catch_sigint_signal": "nqcsp handles Ctrl-C itself",
+    "enumerate_all_solutions": "nqcsp sets it for enumeration",
+}
 
 
 
@@ -68,8 +125,20 @@ def check_parameters(parameters: object) -> dict[str, Any] | None:
     for name, value in parameters.items():
         if not isinstance(name, str):
             raise TypeError(f"CP-SAT parameter names are strings, got {name!r}")
+        if name in SEMANTIC_PARAMETERS and not _is_default(name, value):
+            raise ValueError(f"CP-SAT parameter {name} is refused: {SEMANTIC_PARAMETERS[name]}")
+        if name in CALL_PARAMETERS:
+            raise ValueError(f"CP-SAT parameter {name} is refused: {CALL_PARAMETERS[name]}")
         _parameter_text(name, value)
     return dict(parameters)
+
+
+def _is_default(name: str, value: object) -> bool:
+    """Whether ``value`` is CP-SAT's own default for ``name`` (setting it then changes nothing)."""
+    from ortools.sat import sat_parameters_pb2
+
+    default = getattr(sat_parameters_pb2.SatParameters(), name)
+    return type(value) is type(default) and value == default
 
 
 def _parameter_text(name: str, value: object) -> str:
@@ -114,7 +183,7 @@ def _apply_parameters(solver: cp_model.CpSolver, parameters: dict[str, Any]) -> 
 
 
 def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int | None,
-                enumerate_all: bool = False) -> cp_model.CpSolver:
+                enumerate_all: bool = False, memory_limit: int | None = None) -> cp_model.CpSolver:
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
@@ -133,13 +202,48 @@ def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int |
     if enumerate_all:
         # CP-SAT then keeps every feasible solution through presolve, as its documentation requires.
         params.enumerate_all_solutions = True
-    if time_limit is not None:
-        params.max_time_in_seconds = max(time_limit, 1e-3)
     if seed is not None:
         params.random_seed = seed % 2**31  # an int32 parameter; our seeds go to 2**63 - 1
     if config["parameters"]:
-        _apply_parameters(solver, config["parameters"])
+        _apply_parameters(solver, check_parameters(config["parameters"]) or {})
+    # Set after the user's parameters, so the call's own limits always win.
+    if time_limit is not None:
+        params.max_time_in_seconds = max(time_limit, 1e-3)
+    if memory_limit is not None:
+        params.max_memory_in_mb = max(1, memory_limit >> 20)
+    params.catch_sigint_signal = False
     return solver
+
+
+def build_residual_alldiff(residual: Residual, config: dict[str, Any]) -> cp_model.CpModel:
+    """The AllDifferent model on the free rows only: ``q[i]`` ranges over the unattacked free columns of
+    free row ``rows[i]`` (so the mandatory queens' columns and diagonals are out of every domain), with
+    AllDifferent on q, q + row and q - row. Variable i is free row i; ``Residual.lift`` maps back."""
+    from ortools.sat.python import cp_model
+
+    model = cp_model.CpModel()
+    rows = residual.rows.tolist()
+    q = []
+    for i, row in enumerate(rows):
+        values = residual.cols[residual.allowed[i]]
+        breaks = np.flatnonzero(np.diff(values) != 1)
+        starts = np.r_[values[:1], values[breaks + 1]].tolist()
+        ends = np.r_[values[breaks], values[-1:]].tolist()
+        domain = cp_model.Domain.from_intervals([[a, b] for a, b in zip(starts, ends, strict=True)])
+        q.append(model.new_int_var_from_domain(domain, f"q{row}"))
+    model.add_all_different(q)
+    model.add_all_different([var + row for var, row in zip(q, rows, strict=True)])
+    model.add_all_different([var - row for var, row in zip(q, rows, strict=True)])
+    size = len(rows)
+    if config["search"] != "auto":
+        middle_out = sorted(range(size), key=lambda i: abs(2 * i - (size - 1)))
+        median = config["search"] == "min-domain-median"
+        value = cp_model.SELECT_MEDIAN_VALUE if median else cp_model.SELECT_MIN_VALUE
+        model.add_decision_strategy([q[i] for i in middle_out], cp_model.CHOOSE_MIN_DOMAIN_SIZE, value)
+    if config["hint"] == "construct":
+        for var, col in zip(q, permutation_near(residual.problem)[residual.rows].tolist(), strict=True):
+            model.add_hint(var, col)
+    return model
 
 
 def build_alldiff(problem: Problem, config: dict[str, Any]) -> tuple[cp_model.CpModel, list[Any]]:
@@ -207,14 +311,18 @@ def build_boolean(problem: Problem, config: dict[str, Any]) -> cp_model.CpModel:
 
 
 def build(problem: Problem, config: dict[str, Any]) -> cp_model.CpModel:
+    if config.get("residual"):
+        return build_residual_alldiff(residual_of(problem), config)
     if config["model"] == "alldiff":
         return build_alldiff(problem, config)[0]
     return build_boolean(problem, config)
 
 
-def columns_from(values: Any, n: int, model_name: str) -> np.ndarray:
-    """Columns by row from a full CP-SAT assignment of either model."""
+def columns_from(values: Any, n: int, model_name: str, residual: Residual | None = None) -> np.ndarray:
+    """Columns by row from a full CP-SAT assignment of either model (of the residual board when given)."""
     flat = np.asarray(values, dtype=np.int64)
+    if residual is not None:
+        return residual.lift(flat[: residual.size])
     if model_name == "alldiff":
         return flat[:n]
     return np.argmax(flat[: n * n].reshape(n, n), axis=1)
@@ -225,32 +333,126 @@ def _search_stats(solver: cp_model.CpSolver) -> dict[str, Any]:
             "conflicts": solver.num_conflicts, "deterministic_time": solver.response_proto.deterministic_time}
 
 
+ALLDIFF_BYTES_PER_ROW = 2000
+ALLDIFF_S_PER_ROW = 3e-5
+
+
+def plan(problem: Problem, config: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """The config the limits allow, decided before anything is built: the Boolean model must fit in
+    memory and load in time (else UNKNOWN naming the size); the AllDifferent expansion is switched off
+    when it would not (the model is then exactly as correct, its propagation weaker)."""
+    cells = problem.n * problem.n
+    free = problem.n - len(problem.queens)
+    remaining = limits.remaining()
+    if config["model"] == "alldiff" and problem.queens and problem.attack is None \
+            and RESIDUAL_SHARE * estimated_bytes(problem) <= limits.memory \
+            and (remaining is None or RESIDUAL_S_PER_CELL * free * free < remaining / 4):
+        # Completion problems: only the free rows are searched (73 of 1000 for random_completion(1000,
+        # 927, 1)), and the expansion below costs the residual's cells, not the board's.
+        config = {**config, "residual": True}
+        cells = free * free
+    if config["model"] == "boolean":
+        limits.need_memory("build", BYTES_PER_CELL["boolean"] * cells,
+                           f"CP-SAT's Boolean model of {problem.n} x {problem.n} cells")
+        limits.need_time("build", LOAD_S_PER_CELL["boolean"] * cells)
+        return config
+    rows = free if config.get("residual") else problem.n
+    # Building the AllDifferent model is a Python loop over rows (about 22 us and 850 bytes a row at
+    # n = 2 * 10^5, then CP-SAT's own copy), whatever the expansion decided below.
+    limits.need_memory("build", ALLDIFF_BYTES_PER_ROW * rows, f"CP-SAT's AllDifferent model of {rows} rows")
+    limits.need_time("build", ALLDIFF_S_PER_ROW * rows)
+    if config["expand_alldiff"]:
+        remaining = limits.remaining()
+        too_big = BYTES_PER_CELL["expanded"] * cells > limits.memory
+        too_slow = remaining is not None and LOAD_S_PER_CELL["expanded"] * cells > remaining / 2
+        if too_big or too_slow:
+            return {**config, "expand_alldiff": False,
+                    "expand_alldiff_off": "memory" if too_big else "time"}
+    return config
+
+
+def run_watched(solver: cp_model.CpSolver, model: cp_model.CpModel, limits: Limits,
+                callback: Any = None) -> int:
+    """``solver.solve(model)`` in a thread watched by this one: CP-SAT is stopped at the deadline, and a
+    Ctrl-C stops it and is raised as KeyboardInterrupt once it has returned (CP-SAT's own SIGINT handler,
+    which would turn it into UNKNOWN, is off). Off the main thread no handler can be installed: the
+    solve then runs directly, against CP-SAT's own time limit."""
+    status: list[Any] = []
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            status.append(solver.solve(model, callback))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread below
+            failure.append(exc)
+
+    if threading.current_thread() is not threading.main_thread():
+        return solver.solve(model, callback)
+    interrupted = threading.Event()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        interrupted.set()
+        solver.stop_search()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        worker = threading.Thread(target=target, name="nqcsp-cpsat", daemon=True)
+        worker.start()
+        stopped = False
+        while worker.is_alive():
+            worker.join(WATCH_S)
+            if not stopped and limits.expired():
+                solver.stop_search()
+                stopped = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted.is_set():
+        raise KeyboardInterrupt
+    if failure:
+        raise failure[0]
+    return status[0]
+
+
 class CpSatSolver:
     name = "cpsat"
 
     def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
-        from ortools.sat.python import cp_model
-
-        config = dict(options)  # resolved by the registry
-        clock = Clock(limits)
+        started = time.perf_counter()
+        config = plan(problem, dict(options), limits)  # options resolved by the registry
+        if "ortools.sat.python.cp_model" not in sys.modules:
+            limits.need_time("build", ORTOOLS_IMPORT_S)
+        from ortools.sat.python import cp_model  # after the plan: a refused model costs no import
+        residual = residual_of(problem) if config.get("residual") else None
+        line = residual.empty_line() if residual is not None else None
+        if line is not None:
+            return Result(problem, Status.UNSAT, self.name, certificate=empty_line_certificate(line))
+        limits.check_time("build")
         model = build(problem, config)
-        build_s = clock.elapsed()
-        solver = make_solver(config, time_limit=clock.remaining(), seed=seed)
-        status = solver.solve(model)
-        stats = {"model": config["model"], "build_s": build_s, **_search_stats(solver),
-                 "solve_s": clock.elapsed()}
+        build_s = time.perf_counter() - started
+        limits.check_time("build")
+        solver = make_solver(config, time_limit=limits.remaining(), seed=seed, memory_limit=limits.memory)
+        status = run_watched(solver, model, limits)
+        stats = {"model": config["model"] + (" (residual board)" if residual is not None else ""),
+                 BUILD_S: build_s, **_search_stats(solver),
+                 SEARCH_S: time.perf_counter() - started - build_s, "solve_s": time.perf_counter() - started}
+        if "expand_alldiff_off" in config:
+            stats["expand_alldiff"] = f"off ({config['expand_alldiff_off']} would not allow it)"
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            cols = columns_from(solver.response_proto.solution, problem.n, config["model"])
+            cols = columns_from(solver.response_proto.solution, problem.n, config["model"], residual)
             return Result(problem, Status.SAT, self.name, columns=columns_array(cols, problem.n), stats=stats)
         if status == cp_model.INFEASIBLE:
             # Only CP-SAT's claim: the guaranteed path cross-checks it with a second complete method.
-            claim = {"model": config["model"], **_search_stats(solver)}
+            claim = {"model": config["model"], "board": "full" if residual is None else "residual",
+                     **_search_stats(solver)}
             certificate = Certificate("cpsat-infeasible", (), claim)
             return Result(problem, Status.UNSAT, self.name, certificate=certificate, stats=stats)
         if status == cp_model.UNKNOWN:
-            limited = clock.expired()
-            stats["reason"] = "time limit reached" if limited else f"CP-SAT stopped: {solver.solution_info()}"
+            remaining = limits.remaining()
+            if remaining is not None and remaining < 0.1:  # CP-SAT's own clock ran out a moment before ours
+                raise OutOfTime("search", time_limit_reason("search", limits.time_limit))
+            stats[REASON] = f"CP-SAT stopped: {solver.solution_info() or 'no reason given'}"
+            stats[STAGE] = "search"
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
         if status == cp_model.MODEL_INVALID:
             raise InternalSolverError(f"CP-SAT rejected the {config['model']} model for {problem}: "
@@ -286,7 +488,7 @@ def enumerate_solutions(problem: Problem, *, limit: int | None = None, time_limi
                 self.stop_search()
 
     solver = make_solver(config, time_limit=time_limit, seed=None, enumerate_all=True)
-    status = solver.solve(model, Collector())
+    status = run_watched(solver, model, Limits.start(time_limit), Collector())
     stopped_by_limit = limit is not None and len(found) >= limit
     if status == cp_model.MODEL_INVALID:
         raise InternalSolverError(f"CP-SAT rejected the {model_name} model for {problem}: {model.validate()}")

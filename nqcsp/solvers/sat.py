@@ -1,43 +1,68 @@
-"""SAT backend (complete): the CNF of ``nqcsp.cnf`` solved by any PySAT solver; DRAT proofs on UNSAT.
+"""SAT backend (complete): the residual board (``nqcsp.residual``) searched by a fast CNF, UNSAT proven on
+the reference statement (``nqcsp.statement``).
 
-Two configurations, chosen from ``benchmarks/results/sat.md``:
+- **search**: the residual board under a fast cardinality encoding (native at-most-ones in minicard by
+  default, or any encoding of ``nqcsp.cnf``), guided by a hint: the closed-form solution with the
+  mandatory queens swapped in, its unattacked free-row queens as assumptions minus a random sample of
+  rows it may re-place; the sample grows until no assumption is left, which is the plain, complete call.
+  A model is lifted back to the full board with ``Residual.lift``.
+- **proof**: a proof-producing solver (CaDiCaL 1.9.5 by default) on the reference CNF of the residual
+  board itself, with no auxiliary variables: the statement a reader can audit. Its DRAT proof goes into a
+  ``Certificate("drat", ...)`` with the CNF and proof bytes; the backend does not check it: ``nqcsp.certify``
+  does, once, after rebuilding the reference CNF from the problem.
 
-- **search** (finding a solution): native at-most-one constraints in minicard, guided by a hint. The hint
-  is the closed-form solution with the mandatory queens swapped in; it has a few attacked queens. The
-  solver is called with the unattacked hint queens as assumptions, minus a random sample of rows it may
-  re-place; when that fails, the sample grows until no assumption is left, which is the plain, complete
-  call. Only that last call may conclude UNSAT.
-- **proof** (a certified UNSAT): a clausal encoding in a proof-producing solver (CaDiCaL 1.9.5 by default),
-  one call without assumptions, its DRAT proof checked by ``nqcsp.drat.check_drat`` against exactly the
-  clauses the solver was given. No check, no UNSAT: a rejected proof gives UNKNOWN with the reason.
+``proof="auto"`` (default) searches first and proves only an UNSAT. If the reference CNF then has a model,
+the fast encoder was wrong: that is raised as ``InternalSolverError`` naming both (the project's rule for
+two complete methods that disagree), never answered as UNSAT. ``proof=True`` goes straight to the proof
+(``encoding`` is then refused: the proof is always on the reference CNF); ``proof=False`` never proves,
+so an UNSAT claim becomes UNKNOWN.
 
-``proof="auto"`` (default) searches first and, only when the search answers UNSAT, proves it in proof
-configuration. ``proof=True`` goes straight to the proof configuration; ``proof=False`` never proves, so
-an UNSAT claim becomes UNKNOWN.
+Every stage checks the call's ``Limits``: the formula's size is estimated before it is built ("build"),
+the search and the proof run against the deadline ("search", "prove"; CaDiCaL cannot be interrupted, so
+it runs in growing conflict budgets with the clock checked between them).
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from nqcsp.cnf import NATIVE, Formula, check_encoding, clauses_dimacs, encode
+from nqcsp.certify import attack_certificate, empty_line_certificate
+from nqcsp.cnf import (
+    BYTES_PER_LITERAL,
+    LOAD_S_PER_LITERAL,
+    NATIVE,
+    REFERENCE_BYTES_PER_CLAUSE,
+    REFERENCE_SECONDS_PER_CLAUSE,
+    RESIDUAL_S_PER_CELL,
+    SECONDS_PER_LITERAL,
+    Formula,
+    check_encoding,
+    encode,
+    encode_residual,
+    reference_size,
+    residual_literals,
+)
 from nqcsp.construction import permutation_near
-from nqcsp.limits import Limits
+from nqcsp.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.problem import Problem
+from nqcsp.residual import Residual, estimated_bytes, residual_of
 from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
-from nqcsp.solvers.base import Clock
+from nqcsp.solvers.base import BUILD_S, PROVE_S, REASON, SEARCH_S, Clock
+from nqcsp.statement import VERSION, reference_cnf
 
 SEARCH_SOLVER = "minicard"
 SEARCH_ENCODING = NATIVE
+CLAUSAL_SEARCH_ENCODING = "commander"
+NATIVE_SOLVERS = ("minicard", "gluecard3", "gluecard4")
 PROOF_SOLVER = "cadical195"
-PROOF_ENCODING = "commander"
 # Solvers whose DRAT proofs dratify accepted on every blockade cell up to n = 12 (benchmarks/sat.py).
 PROOF_SOLVERS = ("cadical103", "cadical153", "cadical195", "cadical300", "ergo", "gluecard3", "gluecard4",
                  "glucose3", "glucose4", "glucose42", "lingeling", "maplechrono")
@@ -51,6 +76,9 @@ NO_ASSUMPTIONS = ("kissat404",)
 # Rows the hint leaves free at first, besides its attacked queens; the sample grows this factor per try.
 REPAIR_FIRST_SAMPLE = 32
 REPAIR_GROWTH = 4
+# Literals of a clausal search encoding relative to the native one (commander and the counters add
+# auxiliary variables; totalizers more).
+CLAUSAL_FACTOR = 4
 
 
 def canonical_solver_name(name: object) -> str:
@@ -87,7 +115,8 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def new_solver(name: str, clauses: list[list[int]], formula: Formula, with_proof: bool = False) -> Any:
+def new_solver(name: str, clauses: Sequence[Sequence[int]], formula: Formula | None,
+               with_proof: bool = False) -> Any:
     """A PySAT solver loaded with ``clauses`` (and the native at-most-ones of ``formula``)."""
     from pysat.solvers import NoSuchSolverError, Solver
 
@@ -99,7 +128,7 @@ def new_solver(name: str, clauses: list[list[int]], formula: Formula, with_proof
         raise InputError(f"SAT solver {name!r} is not built into this PySAT installation") from None
     except NotImplementedError as exc:
         raise InputError(f"SAT solver {name!r}: {exc}") from None
-    if not formula.clausal:
+    if formula is not None and not formula.clausal:
         try:
             for line in formula.atmosts():
                 solver.add_atmost(line, 1)
@@ -133,10 +162,13 @@ def run_solver(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | 
 def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | None:
     """For solvers that cannot be interrupted (CaDiCaL): growing conflict budgets, the clock between.
 
-    A solver without budgets either (Lingeling) runs to the end: the time limit cannot stop it.
+    Each budget doubles the last but is capped by the conflicts the last one's rate fits into half the
+    time left, so the final, uninterruptible round cannot run far past the deadline. A solver without
+    budgets either (Lingeling) runs to the end: the time limit cannot stop it.
     """
     budget = 1000
     while not clock.expired():
+        started = time.perf_counter()
         try:
             solver.conf_budget(budget)
             status = solver.solve_limited(assumptions=assumptions)
@@ -144,7 +176,8 @@ def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock) -> bo
             return solver.solve(assumptions=assumptions)
         if status is not None:
             return status
-        budget *= 2
+        rate = budget / max(time.perf_counter() - started, 1e-6)
+        budget = int(max(100, min(2 * budget, rate * (clock.remaining() or 0.0) / 2)))
     return None
 
 
@@ -171,63 +204,93 @@ def attacked_rows(cols: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Outcome:
-    """What one configuration concluded: True/False/None (gave up), the queens, and measurements."""
+    """What one stage concluded: True/False/None (gave up), the full queens, and measurements."""
 
     status: bool | None
     queens: np.ndarray | None
-    stats: dict[str, Any]
+    stats: dict[str, Any] = field(default_factory=dict)
     certificate: Certificate | None = None
 
 
-def search(problem: Problem, encoding: str, sat_solver: str, hint: bool, clock: Clock,
+def search_estimate(residual: Residual, encoding: str) -> int:
+    """Literals of the search formula, estimated before it is built."""
+    if encoding == "pairwise":
+        return 2 * reference_size(residual)[1]
+    return residual_literals(residual) * (1 if encoding == NATIVE else CLAUSAL_FACTOR)
+
+
+def lift_model(residual: Residual, model: Sequence[int]) -> np.ndarray:
+    """The full board's columns from a model whose variables 1..cells are ``residual.cells()``."""
+    cells = residual.cells()
+    values = np.asarray(model[: len(cells)], dtype=np.int64)
+    true_cells = cells[values > 0]
+    if len(true_cells) != residual.size or not np.array_equal(true_cells[:, 0], residual.rows):
+        raise InternalSolverError(f"a SAT model places {len(true_cells)} queens on the {residual.size} free "
+                                  f"rows of {residual.problem}, not one per row")
+    return residual.lift(true_cells[:, 1])
+
+
+def search(residual: Residual, encoding: str, sat_solver: str, hint: bool, limits: Limits,
            seed: int | None) -> Outcome:
-    """The search configuration: decide satisfiability, no proof."""
-    n = problem.n
-    stats: dict[str, Any] = {"encoding": encoding, "sat_solver": sat_solver}
-    formula = encode(problem, encoding)
+    """Decide the residual board with a fast encoding; no proof."""
+    started = time.perf_counter()
+    literals = search_estimate(residual, encoding)
+    what = f"the {encoding} CNF of the {residual.size}-row residual board ({literals} literals)"
+    limits.need_memory("build", BYTES_PER_LITERAL * literals, what)
+    limits.need_time("build", SECONDS_PER_LITERAL * literals)
+    formula = encode_residual(residual, encoding)
+    limits.check_time("build")
     with gc_paused():
         clauses = formula.clauses()
-    stats.update(cnf_vars=formula.num_vars, cnf_clauses=formula.num_clauses,
-                 native_atmost=sum(len(lines) for lines in formula.atmost_lines), encode_s=clock.elapsed())
+    loaded = sum(map(len, clauses)) + sum(lines.size for lines in formula.atmost_lines)
+    limits.need_time("build", LOAD_S_PER_LITERAL * loaded)
     solver = new_solver(sat_solver, clauses, formula)
     del clauses
-    stats["load_s"] = clock.elapsed() - stats["encode_s"]
+    stats: dict[str, Any] = {"encoding": encoding, "sat_solver": sat_solver, "cnf_vars": formula.num_vars,
+                             "cnf_clauses": formula.num_clauses,
+                             "native_atmost": sum(len(lines) for lines in formula.atmost_lines)}
     try:
+        limits.check_time("build")
+        stats[BUILD_S] = time.perf_counter() - started
+        clock = Clock(limits)
         status = None
-        if hint and n >= 4 and sat_solver not in NO_ASSUMPTIONS:
-            status, tries = repair_hint(problem, solver, clock, seed)
-            stats["hint_tries"] = tries
-        if status is None and not clock.expired():
+        if hint and residual.size >= 4 and sat_solver not in NO_ASSUMPTIONS:
+            status, stats["hint_tries"] = repair_hint(residual, solver, clock, seed)
+        if status is None:
             status = run_solver(solver, [], clock)
-        queens = queens_of_model(solver.get_model(), n) if status else None
+        queens = lift_model(residual, solver.get_model()) if status else None
         stats.update(solver_stats(solver))
     finally:
         solver.delete()
-    stats["solve_s"] = clock.elapsed() - stats["encode_s"] - stats["load_s"]
+    stats[SEARCH_S] = clock.elapsed()
+    if status is None:
+        raise OutOfTime("search", time_limit_reason("search", limits.time_limit))
     return Outcome(status, queens, stats)
 
 
-def repair_hint(problem: Problem, solver: Any, clock: Clock, seed: int | None) -> tuple[bool | None, int]:
-    """Solve under the hint's unattacked queens as assumptions, freeing more rows after each failure.
-
-    Answers True when a solution was found, None otherwise (a failure under assumptions proves nothing).
-    """
+def repair_hint(residual: Residual, solver: Any, clock: Clock, seed: int | None) -> tuple[bool | None, int]:
+    """Solve under the hint's unattacked free-row queens as assumptions, freeing more rows after each
+    failure. True when a solution was found, None otherwise (a failure under assumptions proves nothing)."""
+    problem = residual.problem
     n = problem.n
-    cols = permutation_near(problem)
+    full = permutation_near(problem)
+    cells = residual.cells()
+    keys = cells[:, 0] * n + cells[:, 1]  # row-major cells: ascending keys
+    wanted = residual.rows * n + full[residual.rows]
+    where = np.searchsorted(keys, wanted)
+    found = (where < len(keys)) & (keys[np.minimum(where, len(keys) - 1)] == wanted)
+    keep_rows = found.copy()
+    keep_rows[np.isin(residual.rows, attacked_rows(full))] = False
+    variables = where + 1
     rng = np.random.default_rng(seed)
-    attacked = attacked_rows(cols)
-    keep_rows = np.ones(n, dtype=bool)
-    keep_rows[[row for row, _ in problem.queens]] = False  # unit clauses already
+    size = residual.size
     sample = REPAIR_FIRST_SAMPLE
     tries = 0
-    while sample < n and not clock.expired():
+    while sample < size and not clock.expired():
         tries += 1
         keep = keep_rows.copy()
-        keep[attacked] = False
-        keep[rng.choice(n, size=sample, replace=False)] = False
-        rows = np.flatnonzero(keep)
-        assumptions = (rows * n + cols[rows] + 1).tolist()
-        if run_solver(solver, assumptions, clock):
+        keep[rng.choice(size, size=sample, replace=False)] = False
+        if run_solver(solver, variables[keep].tolist(), clock):
             return True, tries
         sample *= REPAIR_GROWTH
     return None, tries
@@ -242,53 +305,55 @@ def solver_stats(solver: Any) -> dict[str, Any]:
     return {key: native[key] for key in wanted if key in native}
 
 
-def prove(problem: Problem, encoding: str, sat_solver: str, clock: Clock) -> Outcome:
-    """The proof configuration: one call of a proof-producing solver; UNSAT only with a checked proof."""
-    from nqcsp.drat import check_drat
-
-    n = problem.n
-    stats: dict[str, Any] = {"proof_encoding": encoding, "proof_sat_solver": sat_solver}
-    started = clock.elapsed()
-    formula = encode(problem, encoding)
-    clauses = formula.clauses()
-    solver = new_solver(sat_solver, clauses, formula, with_proof=True)
+def prove(residual: Residual, sat_solver: str, limits: Limits) -> Outcome:
+    """Run a proof-producing solver on the reference CNF: a model (True, lifted), or UNSAT with a ``drat``
+    certificate holding the statement and the proof, unchecked (``nqcsp.certify`` checks it)."""
+    problem = residual.problem
+    started = time.perf_counter()
+    num_vars, num_clauses = reference_size(residual)
+    limits.need_memory("prove", REFERENCE_BYTES_PER_CLAUSE * num_clauses,
+                       f"the reference CNF ({num_vars} variables, {num_clauses} clauses)")
+    limits.need_time("prove", REFERENCE_SECONDS_PER_CLAUSE * num_clauses)
+    statement = reference_cnf(problem)
+    cnf = statement.dimacs()
+    limits.check_time("prove")
+    solver = new_solver(sat_solver, statement.clauses, None, with_proof=True)
+    stats: dict[str, Any] = {"proof_sat_solver": sat_solver}
     try:
-        status = run_solver(solver, [], clock)
-        queens = queens_of_model(solver.get_model(), n) if status else None
+        status = run_solver(solver, [], Clock(limits))
+        model = solver.get_model() if status else None
         proof = solver.get_proof() if status is False else None
         stats.update({f"proof_{k}": v for k, v in solver_stats(solver).items()})
     finally:
         solver.delete()
-    stats["proof_solve_s"] = clock.elapsed() - started
-    if status is not False:
-        return Outcome(status, queens, stats)
+    stats[PROVE_S] = time.perf_counter() - started
+    if status is None:
+        raise OutOfTime("prove", time_limit_reason("prove", limits.time_limit))
+    if status:
+        return Outcome(True, lift_model(residual, model), stats)
     if proof is None:
-        stats["reason"] = f"{sat_solver} answered UNSAT but gave no proof"
-        return Outcome(None, None, stats)
-    verdict = check_drat(clauses, proof, formula.num_vars)
-    stats["check_s"] = clock.elapsed() - started - stats["proof_solve_s"]
-    if not verdict.ok:
-        stats["reason"] = f"{sat_solver} answered UNSAT but its DRAT proof was rejected: {verdict.reason}"
+        stats[REASON] = f"{sat_solver} answered UNSAT but gave no proof"
         return Outcome(None, None, stats)
     proof_bytes = "".join(line + "\n" for line in proof).encode("ascii")
     details = {
-        "cnf": clauses_dimacs(clauses, formula.num_vars).encode("ascii"),
+        "statement": VERSION,
+        "problem": str(problem),
+        "n": problem.n,
+        "queens": [list(cell) for cell in problem.queens],
+        "cnf": cnf,
         "proof": proof_bytes,
-        "encoding": encoding,
         "sat_solver": sat_solver,
-        "cnf_vars": formula.num_vars,
-        "cnf_clauses": len(clauses),
+        "cnf_vars": num_vars,
+        "cnf_clauses": num_clauses,
         "proof_lines": len(proof),
-        "proof_bytes": len(proof_bytes),
-        **verdict.stats,
     }
-    return Outcome(False, None, stats, Certificate("drat", ("dratify",), details))
+    return Outcome(False, None, stats, Certificate("drat", (), details))
 
 
 class SatSolver:
-    """Options: ``encoding`` (see ``nqcsp.cnf.ENCODINGS``), ``sat_solver`` (a PySAT name), ``proof``
-    (``"auto"``, True, False), ``hint`` (bool, search configuration only). ``seed`` drives the hint's
-    row sample; the SAT solvers themselves are deterministic.
+    """Options: ``encoding`` (search only, see ``nqcsp.cnf.ENCODINGS``), ``sat_solver`` (a PySAT name),
+    ``proof`` (``"auto"``, True, False), ``hint`` (bool, search only). ``seed`` drives the hint's row
+    sample; the SAT solvers themselves are deterministic.
     """
 
     name = "sat"
@@ -297,52 +362,59 @@ class SatSolver:
               **options: Any) -> Result:
         proof, hint = options["proof"], options["hint"]
         encoding, sat_solver = options["encoding"], options["sat_solver"]
-        clock = Clock(limits)
-
         if proof is True:
-            proof_solver, proof_encoding = self.proof_configuration(encoding, sat_solver, strict=True)
-            outcome = prove(problem, proof_encoding, proof_solver, clock)
-            return self.result(problem, outcome, clock)
-
-        outcome = search(problem, encoding or SEARCH_ENCODING, sat_solver or SEARCH_SOLVER, hint, clock, seed)
-        if outcome.status is not False:
-            return self.result(problem, outcome, clock)
-        if proof is False:
-            outcome.stats["reason"] = (f"{outcome.stats['sat_solver']} answered UNSAT; no proof was asked "
-                                       f"for (proof=False)")
-            outcome.status = None
-            return self.result(problem, outcome, clock)
-        proof_solver, proof_encoding = self.proof_configuration(encoding, sat_solver, strict=False)
-        proven = prove(problem, proof_encoding, proof_solver, clock)
-        if proven.status:
-            raise InternalSolverError(f"{outcome.stats['sat_solver']} answered UNSAT for {problem}, "
-                                      f"{proof_solver} found a solution")
-        proven.stats = {**outcome.stats, **proven.stats}
-        return self.result(problem, proven, clock)
-
-    @staticmethod
-    def proof_configuration(encoding: str | None, sat_solver: str | None, strict: bool) -> tuple[str, str]:
-        """Solver and encoding for a proof. ``strict``: the caller's choices must be fit for proofs;
-        otherwise unfit ones (chosen for the search) are replaced by the proof defaults."""
-        if strict:
+            if encoding is not None:
+                raise InputError(f"encoding {encoding!r} applies to the search; proof=True proves on the "
+                                 f"reference CNF of the residual board, which has no encoding to choose")
             if sat_solver is not None:
                 check_proof_solver(sat_solver)
-            if encoding == NATIVE:
-                raise InputError("encoding 'native' gives no DRAT proof; choose a clausal encoding "
-                                 "(or proof=False)")
-        solver = sat_solver if sat_solver in PROOF_SOLVERS else PROOF_SOLVER
-        clausal = encoding if encoding not in (None, NATIVE) else PROOF_ENCODING
-        return solver, clausal
+        started = time.perf_counter()
+        certificate = attack_certificate(problem)
+        if certificate is not None:
+            return Result(problem, Status.UNSAT, self.name, certificate=certificate)
+        limits.need_memory("residual", estimated_bytes(problem), f"the residual board of {problem}")
+        free = problem.n - len(problem.queens)
+        limits.need_time("residual", RESIDUAL_S_PER_CELL * free * free)
+        residual = residual_of(problem)
+        line = residual.empty_line()
+        if line is not None:
+            return Result(problem, Status.UNSAT, self.name, certificate=empty_line_certificate(line))
+        limits.check_time("build")
+        if residual.size == 0:
+            return self.result(problem, Outcome(True, residual.lift(residual.cols)), started)
+        proof_solver = sat_solver if sat_solver in PROOF_SOLVERS else PROOF_SOLVER
+        if proof is True:
+            return self.result(problem, prove(residual, proof_solver, limits), started)
 
-    def result(self, problem: Problem, outcome: Outcome, clock: Clock) -> Result:
+        search_solver = sat_solver or SEARCH_SOLVER
+        # A solver without native cardinality constraints searches the commander encoding by default.
+        default_encoding = SEARCH_ENCODING if search_solver in NATIVE_SOLVERS else CLAUSAL_SEARCH_ENCODING
+        outcome = search(residual, encoding or default_encoding, search_solver, hint, limits, seed)
+        if outcome.status is not False:
+            return self.result(problem, outcome, started)
+        if proof is False:
+            outcome.stats[REASON] = (f"{outcome.stats['sat_solver']} answered UNSAT; no proof was asked "
+                                     f"for (proof=False)")
+            outcome.status = None
+            return self.result(problem, outcome, started)
+        proven = prove(residual, proof_solver, limits)
+        if proven.status:
+            raise InternalSolverError(
+                f"the {outcome.stats['encoding']} search CNF of {problem} is wrong: "
+                f"{outcome.stats['sat_solver']} found it unsatisfiable, {proof_solver} found a solution "
+                f"of the reference CNF")
+        proven.stats = {**outcome.stats, **proven.stats}
+        return self.result(problem, proven, started)
+
+    def result(self, problem: Problem, outcome: Outcome, started: float) -> Result:
         stats = dict(outcome.stats)
-        stats["total_s"] = clock.elapsed()
+        stats["solve_s"] = time.perf_counter() - started
         if outcome.status is True:
             return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.queens, problem.n),
                           stats=stats)
         if outcome.status is False:
             return Result(problem, Status.UNSAT, self.name, certificate=outcome.certificate, stats=stats)
-        stats.setdefault("reason", "time limit reached")
+        stats.setdefault(REASON, "gave up")
         return Result(problem, Status.UNKNOWN, self.name, stats=stats)
 
 
