@@ -121,14 +121,14 @@ def _window(executor: Executor) -> int | None:
     be blamed on the few tasks in flight, and leaves nothing queued in the executor to cancel on Ctrl-C."""
     if isinstance(executor, InProcess):
         return 1
+    # Two per worker keeps every worker busy while results travel back.
     if isinstance(executor, ProcessPool):
-        return executor.max_workers
+        return 2 * executor.max_workers
     if isinstance(executor, ProcessPoolExecutor):
-        return executor._max_workers  # type: ignore[attr-defined]
+        return 2 * executor._max_workers  # type: ignore[attr-defined]
     client = getattr(executor, "_client", None)   # dask.distributed's ClientExecutor
     if client is not None:
         with contextlib.suppress(Exception):
-            # Two per thread keeps every worker busy while results travel back.
             return max(1, 2 * sum(client.nthreads().values()))
     return None
 

@@ -144,6 +144,14 @@ def test_dask_worker_killed_mid_run_completes(dask_client, tmp_path):
     assert results == {i: i * i for i in range(6)}
 
 
+def test_cli_runs_on_a_scheduler_given_by_address(dask_client):
+    out = nqcsp("blockades", "4", "6", "--format", "json", "--no-progress",
+                "--scheduler", dask_client.scheduler.address)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert {b["n"]: len(b["blocked"]) for b in json.loads(out.stdout)} == {
+        n: sum(not naive_has_solution(n, [(r, c)]) for r in range(n) for c in range(n)) for n in (4, 5, 6)}
+
+
 def test_missing_dask_names_the_extra(monkeypatch):
     import nqcsp.parallel as parallel
 
