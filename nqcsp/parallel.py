@@ -245,17 +245,34 @@ def _import_distributed() -> Any:
 def dask_executor(address: str | None = None, jobs: int | None = None) -> Iterator[Executor]:
     """An Executor on the Dask scheduler at ``address``, or on a local cluster of ``jobs`` processes."""
     distributed = _import_distributed()
+    import logging
+
+    cluster = None
     with contextlib.ExitStack() as stack:
         if address is None:
+            # Errors only: a cancelled task or a worker stopped on Ctrl-C is not news to the user.
             cluster = stack.enter_context(distributed.LocalCluster(
                 n_workers=jobs or cpu_count(), threads_per_worker=1, processes=True,
-                dashboard_address=":0"))
+                dashboard_address=":0", silence_logs=logging.ERROR))
             address = cluster.scheduler_address
         try:
             client = stack.enter_context(distributed.Client(address, timeout="20s"))
         except OSError as exc:
             raise ValueError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
-        yield client.get_executor()
+        try:
+            yield client.get_executor()
+        except BaseException:
+            if cluster is not None:
+                _kill_local_workers(cluster)
+            raise
+
+
+def _kill_local_workers(cluster: Any) -> None:
+    """Stop our own local workers at once: a closing cluster waits seconds for a running task (a numba
+    kernel does not return to Python), while a cancelled sweep or batch has no use for its result."""
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        with contextlib.suppress(Exception):
+            os.kill(nanny.pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager
