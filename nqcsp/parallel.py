@@ -126,10 +126,9 @@ def _window(executor: Executor) -> int | None:
         return 2 * executor.max_workers
     if isinstance(executor, ProcessPoolExecutor):
         return 2 * executor._max_workers  # type: ignore[attr-defined]
-    client = getattr(executor, "_client", None)   # dask.distributed's ClientExecutor
-    if client is not None:
-        with contextlib.suppress(Exception):
-            return max(1, 2 * sum(client.nthreads().values()))
+    # Anything else, Dask's ClientExecutor included, gets every task at once: Dask's scheduler balances
+    # them and reruns the tasks of a lost worker itself, and a window of a few tasks per worker made 1,000
+    # trivial tasks take 14.5 s instead of (measured after) a few.
     return None
 
 
@@ -142,6 +141,10 @@ def iter_outcomes(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], *,
     time, so the task that kills its worker is the one charged and the others complete.
     """
     tasks = list(tasks)
+    client = getattr(executor, "_client", None)   # dask.distributed's ClientExecutor
+    if client is not None and hasattr(client, "map"):
+        yield from _dask_outcomes(client, fn, tasks, retries)
+        return
     owned = executor is None
     pool: Executor = ProcessPool(jobs) if owned else executor  # type: ignore[assignment]
     window = _window(pool) or len(tasks) or 1
@@ -201,6 +204,54 @@ def iter_outcomes(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], *,
                 pool.shutdown(wait=True)
             else:
                 pool.kill()   # type: ignore[attr-defined]
+
+
+def _call(args: list[Any], fn: Callable[..., Any]) -> Any:
+    return fn(*args)
+
+
+def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, ...]],
+                   retries: int) -> Iterator[tuple[int, Outcome]]:
+    """``iter_outcomes`` on Dask's own API: one batched ``map`` instead of a message per task (1,000
+    trivial tasks: 11 s through ClientExecutor.submit). The scheduler already reruns the tasks of a worker
+    that died (up to ``distributed.scheduler.allowed-failures``); KilledWorker after that is retried here."""
+    from distributed import as_completed
+
+    # Arguments travel as lists: Dask would read a tuple whose first item is callable as a task of its own.
+    futures = client.map(_call, [list(args) for args in tasks], fn=fn, pure=False) if tasks else []
+    index_of = {future.key: index for index, future in enumerate(futures)}
+    live = {future.key: future for future in futures}
+    del futures
+    attempts = [1] * len(tasks)
+    # Results come with the futures: one synchronous round trip per result cost about as much again.
+    pending = as_completed(list(live.values()), with_results=True, raise_errors=False)
+    try:
+        for future, result in pending:
+            index = index_of[future.key]
+            live.pop(future.key, None)
+            try:
+                if future.status != "finished":
+                    raise result if isinstance(result, BaseException) else future.exception()
+                value = result
+            except (CancelledError, Exception) as exc:
+                if not (isinstance(exc, CancelledError) or is_lost_worker(exc)):
+                    yield index, Outcome(error=exc, attempts=attempts[index])
+                elif attempts[index] > retries:
+                    lost = WorkerLost(f"the worker running task {index} died on all {attempts[index]} "
+                                      f"attempts ({type(exc).__name__}: {exc})")
+                    yield index, Outcome(error=lost, attempts=attempts[index])
+                else:
+                    attempts[index] += 1
+                    again = client.submit(_call, list(tasks[index]), fn=fn, pure=False)
+                    index_of[again.key] = index
+                    live[again.key] = again
+                    pending.add(again)
+                continue
+            yield index, Outcome(value=value, attempts=attempts[index])
+    finally:
+        if live:
+            with contextlib.suppress(Exception):
+                client.cancel(list(live.values()))
 
 
 def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], *, executor: Executor | None = None,
