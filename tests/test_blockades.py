@@ -117,6 +117,7 @@ def test_sweep_on_a_spawned_pool(tmp_path):
     assert json.loads(out.stdout) == [[list(c) for c in naive_blocked_cells(n)] for n in range(1, 9)]
 
 
+@pytest.mark.slow  # 6 s: it must wait for the workers to load their kernels and finish a first board
 def test_ctrl_c_writes_the_finished_boards_and_exits_130():
     proc = subprocess.Popen([sys.executable, "-m", "nqcsp", "blockades", "1", "400", "--jobs", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
