@@ -8,6 +8,7 @@ table and plots beside the first results file unless ``--outdir`` says otherwise
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 from benchmarks.peers import SHIFTQUEENS_ENV
 from benchmarks.runner import DEFAULT_OUT, PUBLISHED_DIR, run_suite
 from benchmarks.suites import SUITES
+from nqcsp.parallel import add_executor_arguments, executor_from_args
 
 
 def positive(text: str) -> float:
@@ -51,6 +53,10 @@ def parser() -> argparse.ArgumentParser:
                      help="record the solution itself for boards up to N (default 200)")
     run.add_argument("--resume", action="store_true", help="skip runs already in the results file")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--parallel", action="store_true",
+                     help="run the suite's lines as parallel tasks (with --jobs, --scheduler or --dask); "
+                          "timings then share the machine")
+    add_executor_arguments(run)
 
     analyze = sub.add_parser("analyze", help="plots (PNG) and a markdown table from result files")
     analyze.add_argument("results", nargs="+", type=Path)
@@ -103,11 +109,13 @@ def main(argv: list[str] | None = None) -> int:
         # The worker processes inherit it: that is how the peer learns the binaries.
         os.environ[SHIFTQUEENS_ENV] = os.pathsep.join(str(p.resolve()) for p in args.shiftqueens)
     out = (PUBLISHED_DIR if args.publish else args.out) / f"{args.suite}.jsonl"
-    counts = run_suite(
-        args.suite, suite, out, progress=not args.no_progress, resume=args.resume,
-        warmup_timeout=args.warmup_timeout, keep_queens_max_n=args.keep_queens, timeout=args.timeout,
-        max_n=args.max_n, solvers=args.solvers.split(",") if args.solvers else None,
-        seeds=range(args.seeds) if args.seeds else None, family_params=family_params)
+    parallel = args.parallel or args.scheduler is not None or args.dask
+    with executor_from_args(args) if parallel else contextlib.nullcontext() as executor:
+        counts = run_suite(
+            args.suite, suite, out, progress=not args.no_progress, resume=args.resume,
+            warmup_timeout=args.warmup_timeout, keep_queens_max_n=args.keep_queens, timeout=args.timeout,
+            max_n=args.max_n, solvers=args.solvers.split(",") if args.solvers else None,
+            seeds=range(args.seeds) if args.seeds else None, family_params=family_params, executor=executor)
     summary = ", ".join(f"{status} {count}" for status, count in sorted(counts.items()))
     print(f"{out}: {summary or 'nothing to run'}")
     return 0

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -288,8 +289,13 @@ def read_results(paths: Iterable[Path]) -> list[dict[str, Any]]:
 
 
 def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = True, resume: bool = False,
-              warmup_timeout: float = 600.0, keep_queens_max_n: int = 200, **grid: Any) -> dict[str, int]:
-    """Run every job of the suite, appending one JSON line per run to ``out``; return status counts."""
+              warmup_timeout: float = 600.0, keep_queens_max_n: int = 200, executor: Executor | None = None,
+              **grid: Any) -> dict[str, int]:
+    """Run every job of the suite, appending one JSON line per run to ``out``; return status counts.
+
+    Without ``executor`` the lines run one after another in this process (the quiet way to time them);
+    with one (``nqcsp.parallel``: a process pool or Dask) they run as parallel tasks.
+    """
     jobs, notes = build_jobs(suite, **grid)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -307,27 +313,54 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
             gave_up_at.setdefault((record["config"], record["family"]), record["n"])
     counts: dict[str, int] = {}
     bar = _progress(len(jobs), name, progress)
-    with open(out, "a") as sink:
-        for job in jobs:
-            line_key = (job.config.name, job.instance["family"])
-            beyond = stop_after and job.instance["n"] > gave_up_at.get(line_key, job.instance["n"])
-            if job.key() in done or beyond:
-                counts["skipped"] = counts.get("skipped", 0) + 1
-                bar.update(1)
-                continue
-            report = run_job(job, warmup_timeout=warmup_timeout, keep_queens_max_n=keep_queens_max_n)
-            record = {**context, **describe(job), **report,
-                      "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
-            sink.write(json.dumps(record) + "\n")
-            sink.flush()
-            status = record["status"]
-            counts[status] = counts.get(status, 0) + 1
-            if gave_up(record):
-                gave_up_at.setdefault(line_key, job.instance["n"])
-            bar.set_postfix_str(f"{job.config.name} n={job.instance['n']} {status}", refresh=False)
+    # One task per line (a configuration on one instance family, boards in growing order): a line runs in
+    # order so that it can stop after its first timeout; different lines may run in parallel.
+    lines: dict[tuple[str, str], list[Job]] = {}
+    for job in jobs:
+        line_key = (job.config.name, job.instance["family"])
+        beyond = stop_after and job.instance["n"] > gave_up_at.get(line_key, job.instance["n"])
+        if job.key() in done or beyond:
+            counts["skipped"] = counts.get("skipped", 0) + 1
             bar.update(1)
+            continue
+        lines.setdefault(line_key, []).append(job)
+    tasks = [(line, stop_after, warmup_timeout, keep_queens_max_n) for line in lines.values()]
+    if executor is None:
+        outcomes = ((index, run_line(*task)) for index, task in enumerate(tasks))
+    else:
+        from nqcsp.parallel import run_tasks
+
+        outcomes = run_tasks(run_line, tasks, executor=executor)
+    with open(out, "a") as sink:
+        for index, reports in outcomes:
+            line = tasks[index][0]
+            for job, report in reports:
+                record = {**context, **describe(job), **report,
+                          "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+                sink.write(json.dumps(record) + "\n")
+                sink.flush()
+                status = record["status"]
+                counts[status] = counts.get(status, 0) + 1
+                bar.set_postfix_str(f"{job.config.name} n={job.instance['n']} {status}", refresh=False)
+                bar.update(1)
+            skipped = len(line) - len(reports)
+            if skipped:
+                counts["skipped"] = counts.get("skipped", 0) + skipped
+                bar.update(skipped)
     bar.close()
     return counts
+
+
+def run_line(line: list[Job], stop_after: bool, warmup_timeout: float,
+             keep_queens_max_n: int) -> list[tuple[Job, dict[str, Any]]]:
+    """Run one line's jobs in order; with ``stop_after``, none after the first that ran out of time."""
+    reports = []
+    for job in line:
+        report = run_job(job, warmup_timeout=warmup_timeout, keep_queens_max_n=keep_queens_max_n)
+        reports.append((job, report))
+        if stop_after and gave_up({**report, "timeout": job.timeout}):
+            break
+    return reports
 
 
 def describe(job: Job) -> dict[str, Any]:

@@ -2,28 +2,41 @@
 
 Every cell is covered up to the board's 8 symmetries: an open cell gets a verified witness, a blocked cell
 a checked certificate from ``solve(..., solver="auto")``. A witness covers more than its own cell: each of
-its n queens, and of its symmetric images', is an open cell. A worker therefore solves only the cells that
+its n queens, and of its symmetric images', is an open cell. A task therefore solves only the cells that
 its earlier witnesses left uncovered, which makes the sweep cost about n / 8 solves per board instead of
-n^2 / 8. Work is spread over any ``concurrent.futures.Executor`` (a process pool by default).
+n^2 / 8 (n = 1000: 893 solves for 125,250 classes).
+
+That reuse only works inside one task, so a board is never split: at n = 1000, cutting the board into 300
+slices made each slice solve ~190 cells (57,600 solves instead of 893). Small boards are grouped instead,
+so that every task (one board, or a run of small ones) costs about a second, the grain a cluster needs.
+Tasks run through ``nqcsp.parallel`` on any ``concurrent.futures.Executor``; boards arrive as they finish.
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from nqcsp.problem import Cell, as_board_size
 from nqcsp.result import InternalSolverError, Status
 from nqcsp.symmetry import canonical, canonical_cells, orbit
 
-# Cells per task: small enough to spread one large board over every worker, large enough that a task
-# amortises its start-up (a worker's first solve loads compiled kernels).
-_TASK_CELLS = 400
+__all__ = ["BoardSweep", "CellVerdict", "blockades", "canonical", "canonical_cells", "decide_boards",
+           "iter_sweep", "orbit", "plan_tasks", "sweep"]
+
+# Target cost of one task, and the cost model it is planned with: a board costs about n^2 * 2e-6 s
+# (measured on one core: n = 1000 in 1.4 s, n = 500 in 0.7 s, n = 200 in 0.4 s, where per-solve overhead
+# dominates). Below _IN_PROCESS_S of estimated work no pool is started at all.
+TASK_SECONDS = 1.0
+_SECONDS_PER_CELL = 2e-6
+_IN_PROCESS_S = 0.5
 
 
 @dataclass
@@ -38,6 +51,21 @@ class CellVerdict:
 
 
 @dataclass
+class BoardOutcome:
+    """What a task sends back for one board, compact enough for n = 1000 (125,250 classes)."""
+
+    n: int
+    codes: np.ndarray                 # class representatives as row * n + col, ascending
+    witness_of: np.ndarray            # per class: index of its witness, -1 when not SAT
+    witnesses: np.ndarray             # (W, n) columns by row
+    sources: list[Cell]               # the cell each witness was solved for
+    solvers: list[str]
+    solve_seconds: list[float]
+    others: list[tuple[int, str, str, float, dict[str, Any] | None]]  # (class, status, solver, s, cert)
+    seconds: float                    # worker time spent on this board
+
+
+@dataclass
 class BoardSweep:
     """The answer for one n: every blocked cell, and how each class of cells was decided."""
 
@@ -49,8 +77,34 @@ class BoardSweep:
     proofs_by_kind: dict[str, int] = field(default_factory=dict)
     classes: int = 0
     solves: int = 0
-    seconds: float = 0.0                # solver time spent on this board, summed over workers
-    verdicts: list[CellVerdict] = field(default_factory=list)
+    seconds: float = 0.0                # worker time spent on this board
+    outcome: BoardOutcome | None = field(default=None, repr=False)
+
+    @property
+    def verdicts(self) -> list[CellVerdict]:
+        """Every class's verdict (built on demand: a large board has n^2 / 8 of them)."""
+        out = self.outcome
+        if out is None:
+            return []
+        n = out.n
+        others = {other[0]: other[1:] for other in out.others}
+        solved_at = {source: k for k, source in enumerate(out.sources)}
+        verdicts = []
+        for index, code in enumerate(out.codes.tolist()):
+            cell = divmod(code, n)
+            k = int(out.witness_of[index])
+            if k < 0:
+                status, solver, seconds, cert = others[index]
+                verdicts.append(CellVerdict(cell, status, solver, seconds, certificate=cert))
+                continue
+            witness = tuple(out.witnesses[k].tolist())
+            if solved_at.get(cell) == k:
+                verdicts.append(CellVerdict(cell, "SAT", out.solvers[k], out.solve_seconds[k],
+                                            witness=witness))
+            else:
+                verdicts.append(CellVerdict(cell, "SAT", out.solvers[k], 0.0, witness=witness,
+                                            covered_by=out.sources[k]))
+        return verdicts
 
     def to_json(self, with_cells: bool = False) -> dict[str, Any]:
         out = {"n": self.n, "classes": self.classes, "blocked": [list(c) for c in self.blocked],
@@ -64,104 +118,193 @@ class BoardSweep:
         return out
 
 
-def decide_cells(n: int, cells: list[Cell], seed: int = 0,
-                 time_limit: float | None = None) -> list[CellVerdict]:
-    """Decide each cell (a class representative), reusing every witness for all the cells it covers."""
+def canonical_codes(n: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``canonical`` for many cells at once, as row * n + col: the least of the 8 images, which is the
+    lexicographic least since col < n (a test compares it with ``nqcsp.symmetry.canonical``)."""
+    r = np.asarray(rows, dtype=np.int64)
+    c = np.asarray(cols, dtype=np.int64)
+    m = n - 1
+    images = ((r, c), (c, r), (m - r, c), (r, m - c), (m - r, m - c), (c, m - r), (m - c, r), (m - c, m - r))
+    return np.minimum.reduce([a * n + b for a, b in images])
+
+
+def class_codes(n: int) -> np.ndarray:
+    """``canonical_cells(n)`` as ascending codes row * n + col, computed over the 1/8 wedge at once."""
+    half = (n + 1) // 2
+    rows, cols = np.divmod(np.arange(half * n, dtype=np.int64), n)
+    keep = (cols >= rows) & (cols <= n - 1 - rows)
+    rows, cols = rows[keep], cols[keep]
+    codes = rows * n + cols
+    return codes[canonical_codes(n, rows, cols) == codes]
+
+
+def class_count(n: int) -> int:
+    """How many symmetry classes of cells an n x n board has: m(m + 1) / 2 with m = ceil(n / 2)."""
+    m = (n + 1) // 2
+    return m * (m + 1) // 2
+
+
+def decide_board(n: int, seed: int = 0, time_limit: float | None = None) -> BoardOutcome:
+    """Decide every class of board n, reusing every witness for all the classes it covers."""
     from nqcsp.api import solve
 
-    covered: dict[Cell, CellVerdict] = {}
-    verdicts = []
-    for cell in cells:
-        if cell in covered:
-            verdicts.append(covered[cell])
+    started = time.perf_counter()
+    codes = class_codes(n)
+    witness_of = np.full(len(codes), -1, dtype=np.int64)
+    witnesses: list[np.ndarray] = []
+    sources: list[Cell] = []
+    solvers: list[str] = []
+    solve_seconds: list[float] = []
+    others = []
+    rows = np.arange(n, dtype=np.int64)
+    for index, code in enumerate(codes.tolist()):
+        if witness_of[index] >= 0:
             continue
-        started = time.perf_counter()
+        cell = divmod(code, n)
+        began = time.perf_counter()
         result = solve(n, [cell], solver="auto", seed=seed + 7919 * cell[0] + cell[1], time_limit=time_limit)
-        seconds = time.perf_counter() - started
+        seconds = time.perf_counter() - began
         if result.status is Status.SAT:
-            witness = result.column_tuple()
-            verdict = CellVerdict(cell, "SAT", result.solver, seconds, witness=witness)
-            for row, col in enumerate(witness):
-                # The witness, turned by the symmetry that takes (row, col) to its class representative,
-                # is a witness for that representative: recorded as solved by the same backend.
-                rep = canonical(n, (row, col))
-                covered.setdefault(rep, CellVerdict(rep, "SAT", result.solver, 0.0, witness=witness,
-                                                    covered_by=cell))
-            covered[cell] = verdict
+            witness = np.asarray(result.columns, dtype=np.int64)
+            # Each queen of the witness, turned by the symmetry that takes it to its class representative,
+            # makes the witness (so turned) a witness for that class.
+            covered = np.searchsorted(codes, canonical_codes(n, rows, witness))
+            fresh = covered[witness_of[covered] < 0]
+            witness_of[fresh] = len(witnesses)
+            witnesses.append(witness)
+            sources.append(cell)
+            solvers.append(result.solver)
+            solve_seconds.append(seconds)
         else:
             cert = result.certificate.to_json() if result.certificate is not None else None
-            verdict = CellVerdict(cell, result.status.value, result.solver, seconds, certificate=cert)
-        verdicts.append(verdict)
-    return verdicts
+            others.append((index, result.status.value, result.solver, seconds, cert))
+    stacked = np.array(witnesses, dtype=np.int64).reshape(len(witnesses), n)
+    return BoardOutcome(n, codes, witness_of, stacked, sources, solvers, solve_seconds, others,
+                        time.perf_counter() - started)
 
 
-def _check_verdict(n: int, verdict: CellVerdict, verified: set[tuple[int, ...]]) -> None:
+def decide_boards(ns: tuple[int, ...], seed: int = 0, time_limit: float | None = None) -> list[BoardOutcome]:
+    """One task: a board, or a run of small boards that together cost about ``TASK_SECONDS``."""
+    return [decide_board(n, seed, time_limit) for n in ns]
+
+
+def estimated_seconds(n: int) -> float:
+    return _SECONDS_PER_CELL * n * n + 1e-4
+
+
+def plan_tasks(sizes: Iterable[int], task_seconds: float = TASK_SECONDS) -> list[tuple[int, ...]]:
+    """Boards grouped into tasks of about ``task_seconds``, largest first so the slowest do not start last."""
+    tasks: list[tuple[int, ...]] = []
+    group: list[int] = []
+    cost = 0.0
+    for n in sorted(set(sizes), reverse=True):
+        group.append(n)
+        cost += estimated_seconds(n)
+        if cost >= task_seconds:
+            tasks.append(tuple(group))
+            group, cost = [], 0.0
+    if group:
+        tasks.append(tuple(group))
+    return tasks
+
+
+def _check(board: BoardSweep, out: BoardOutcome) -> None:
     """The sweep's own acceptance test of a worker's answer, independent of the worker."""
-    from nqcsp.verifier import verify
+    from nqcsp.verifier import find_violation
 
-    if verdict.status == "SAT":
-        witness = verdict.witness
-        if witness is None or (witness not in verified and not verify(n, witness)):
-            raise InternalSolverError(f"n = {n}: the witness for {verdict.cell} is not a solution")
-        verified.add(witness)
-        if not any(witness[r] == c for r, c in orbit(n, verdict.cell)):
-            raise InternalSolverError(f"n = {n}: the witness for {verdict.cell} misses its class")
-    elif verdict.status == "UNSAT" and not (verdict.certificate or {}).get("checked_by"):
-        raise InternalSolverError(f"n = {n}: {verdict.cell} is UNSAT without a checked certificate")
-
-
-def sweep(ns: Iterable[int], *, executor: Executor | None = None, seed: int = 0,
-          time_limit: float | None = None, progress: Callable[[int], None] | None = None) -> list[BoardSweep]:
-    """Decide every cell class of every board size in ``ns``; any Executor runs the tasks."""
-    sizes = sorted({as_board_size(n) for n in ns})
-    owned = executor is None
-    pool = executor or ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
-    boards = {n: BoardSweep(n) for n in sizes}
-    try:
-        futures: dict[Future, int] = {}
-        # Largest boards first so the slowest tasks do not start last.
-        for n in reversed(sizes):
-            cells = canonical_cells(n)
-            boards[n].classes = len(cells)
-            parts = max(1, -(-len(cells) // _TASK_CELLS))
-            for part in range(parts):
-                # Interleaved slices so each task sees cells from the whole wedge.
-                futures[pool.submit(decide_cells, n, cells[part::parts], seed, time_limit)] = n
-        for future in as_completed(futures):
-            verdicts = future.result()
-            boards[futures[future]].verdicts.extend(verdicts)
-            if progress is not None:
-                progress(len(verdicts))
-    finally:
-        if owned:
-            pool.shutdown(cancel_futures=True)
-    for board in boards.values():
-        _summarise(board)
-    return [boards[n] for n in sizes]
+    n = out.n
+    expected = class_codes(n)
+    if not np.array_equal(out.codes, expected):
+        raise InternalSolverError(f"n = {n}: the task answered for other cells than the board's classes")
+    for k, witness in enumerate(out.witnesses):
+        violation = find_violation(n, witness)
+        if violation is not None:
+            raise InternalSolverError(f"n = {n}: the witness found for {out.sources[k]} is not a solution: "
+                                      f"{violation}")
+    has = out.witness_of >= 0
+    if has.any():
+        rows, cols = np.divmod(out.codes[has], n)
+        boards = out.witnesses[out.witness_of[has]]
+        m = n - 1
+        hit = np.zeros(len(rows), dtype=bool)
+        for r, c in ((rows, cols), (cols, rows), (m - rows, cols), (rows, m - cols), (m - rows, m - cols),
+                     (cols, m - rows), (m - cols, rows), (m - cols, m - rows)):
+            hit |= boards[np.arange(len(rows)), r] == c
+        if not hit.all():
+            missed = divmod(int(out.codes[has][~hit][0]), n)
+            raise InternalSolverError(f"n = {n}: the witness for {missed} misses its class")
+    decided = set(np.flatnonzero(has).tolist())
+    for index, status, _, _, cert in out.others:
+        if index in decided:
+            raise InternalSolverError(f"n = {n}: class {index} has two verdicts")
+        decided.add(index)
+        if status == "UNSAT" and not (cert or {}).get("checked_by"):
+            raise InternalSolverError(f"n = {n}: {divmod(int(out.codes[index]), n)} is UNSAT without a "
+                                      "checked certificate")
+    if len(decided) != len(out.codes):
+        raise InternalSolverError(f"n = {n}: {len(out.codes) - len(decided)} classes have no verdict")
 
 
-def _summarise(board: BoardSweep) -> None:
-    n = board.n
+def summarise(out: BoardOutcome) -> BoardSweep:
+    n = out.n
+    board = BoardSweep(n, classes=len(out.codes), seconds=out.seconds, outcome=out)
+    _check(board, out)
     by_solver: Counter[str] = Counter()
+    for k, count in enumerate(np.bincount(out.witness_of[out.witness_of >= 0], minlength=len(out.solvers))):
+        by_solver[out.solvers[k]] += int(count)
     by_kind: Counter[str] = Counter()
     blocked: set[Cell] = set()
-    verified: set[tuple[int, ...]] = set()
-    board.verdicts.sort(key=lambda v: v.cell)
-    for verdict in board.verdicts:
-        _check_verdict(n, verdict, verified)
-        board.seconds += verdict.seconds
-        board.solves += verdict.covered_by is None
-        if verdict.status == "SAT":
-            by_solver[verdict.solver] += 1
-        elif verdict.status == "UNSAT":
-            by_kind[verdict.certificate["kind"]] += 1
-            board.blocked_classes.append(verdict.cell)
-            blocked |= orbit(n, verdict.cell)
+    for index, status, _, _, cert in sorted(out.others):
+        cell = divmod(int(out.codes[index]), n)
+        if status == "UNSAT":
+            by_kind[cert["kind"]] += 1
+            board.blocked_classes.append(cell)
+            blocked |= orbit(n, cell)
         else:
-            board.undecided_classes.append(verdict.cell)
+            board.undecided_classes.append(cell)
+    board.solves = len(out.sources) + len(out.others)
     board.blocked = sorted(blocked)
     board.witnesses_by_solver = dict(sorted(by_solver.items()))
     board.proofs_by_kind = dict(sorted(by_kind.items()))
+    return board
+
+
+def iter_sweep(ns: Iterable[int], *, executor: Executor | None = None, jobs: int | None = None, seed: int = 0,
+               time_limit: float | None = None) -> Iterator[BoardSweep]:
+    """Yield each board's sweep as soon as it is finished and checked (largest boards are started first).
+
+    Without ``executor``, work estimated under half a second runs in this process (no pool to start: this
+    is what makes ``nqcsp.blockades(6)`` work from an unguarded script under the spawn start method), and
+    anything bigger on a process pool of ``jobs`` processes. Closing the generator, or an interrupt,
+    cancels the pending tasks at once.
+    """
+    from nqcsp.parallel import InProcess, run_tasks
+
+    sizes = sorted({as_board_size(n) for n in ns})
+    tasks = plan_tasks(sizes)
+    if executor is None and sum(map(estimated_seconds, sizes)) < _IN_PROCESS_S:
+        executor = InProcess()
+    work = [(group, seed, time_limit) for group in tasks]
+    with contextlib.closing(run_tasks(decide_boards, work, executor=executor, jobs=jobs)) as results:
+        for _, outcomes in results:
+            for out in outcomes:
+                yield summarise(out)
+
+
+def sweep(ns: Iterable[int], *, executor: Executor | None = None, jobs: int | None = None, seed: int = 0,
+          time_limit: float | None = None, progress: Callable[[int], None] | None = None) -> list[BoardSweep]:
+    """Decide every cell class of every board size in ``ns``, in order of n; any Executor runs the tasks.
+
+    ``progress(k)`` is called with the number of classes of each board as it finishes.
+    """
+    boards = []
+    with contextlib.closing(iter_sweep(ns, executor=executor, jobs=jobs, seed=seed,
+                                       time_limit=time_limit)) as finished:
+        for board in finished:
+            boards.append(board)
+            if progress is not None:
+                progress(board.classes)
+    return sorted(boards, key=lambda board: board.n)
 
 
 def blockades(n: int, *, executor: Executor | None = None) -> list[Cell]:

@@ -2,14 +2,13 @@
 
 import itertools
 import random
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from naive import naive_has_solution, naive_is_solution
 
 import nqcsp
 from nqcsp import InternalSolverError, Problem, Result, Status, solve, solve_n_queens
-from nqcsp.blockades import canonical_cells, orbit, sweep
+from nqcsp.blockades import canonical_cells, orbit
 from nqcsp.completion import random_completion
 from nqcsp.limits import Limits
 from nqcsp.problem import find_attack
@@ -126,32 +125,6 @@ def test_portfolio_raises_on_an_invalid_solution(monkeypatch):
 def test_time_limit_covers_the_portfolio():
     result = solve(6, [(0, 0)], time_limit=60)
     assert result.status is Status.UNSAT and result.stats["wall_s"] < 60
-
-
-def naive_blocked_cells(n):
-    return sorted(cell for cell in itertools.product(range(n), repeat=2) if not naive_has_solution(n, [cell]))
-
-
-@pytest.mark.parametrize("n", range(1, 9))
-def test_blockades_match_brute_force(n):
-    with ThreadPoolExecutor(2) as pool:
-        assert nqcsp.blockades(n, executor=pool) == naive_blocked_cells(n)
-
-
-def test_sweep_reports_witnesses_and_checked_proofs():
-    with ThreadPoolExecutor(2) as pool:
-        boards = sweep([4, 6, 13], executor=pool)
-    for board in boards:
-        assert board.classes == len(canonical_cells(board.n))
-        assert sum(board.witnesses_by_solver.values()) + len(board.blocked_classes) == board.classes
-        assert board.solves <= board.classes
-        for verdict in board.verdicts:
-            if verdict.status == "SAT":
-                assert naive_is_solution(board.n, verdict.witness)
-                assert any(verdict.witness[r] == c for r, c in orbit(board.n, verdict.cell))
-            else:
-                assert verdict.certificate["checked_by"]
-    assert [b.n for b in boards if b.blocked] == [4, 6]
 
 
 def test_canonical_cells_cover_the_board_once():

@@ -1,5 +1,5 @@
-"""``nqcsp count N [--queen R,C]... [--no-symmetry] [--unique]``: the exact number of solutions, or of
-fundamental solutions (one per symmetry class) with ``--unique``."""
+"""``nqcsp count N [--queen R,C]... [--no-symmetry] [--unique] [--jobs K | --scheduler A | --dask]``:
+the exact number of solutions, or of fundamental solutions (one per symmetry class) with ``--unique``."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import argparse
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import Executor
 
 from nqcsp.cli.common import EXIT_OK, EXIT_USAGE, board_size_arg, queen_arg
+from nqcsp.parallel import add_executor_arguments, executor_from_args
 
 # Below this n a count takes well under a second and a bar would only flicker.
 PROGRESS_FROM_N = 15
@@ -25,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--unique", action="store_true",
                         help="count fundamental solutions, one per class under the 8 board symmetries "
                              "(OEIS A002562); takes no --queen")
+    add_executor_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -37,9 +40,15 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
     def counted(progress: Callable[[int, int], None] | None = None) -> int:
+        if args.jobs is None and args.scheduler is None and not args.dask:
+            return count_here(progress)   # threads of this process: no pool to start for a short count
+        with executor_from_args(args) as executor:
+            return count_here(progress, executor)
+
+    def count_here(progress: Callable[[int, int], None] | None, executor: Executor | None = None) -> int:
         if args.unique:
-            return count_unique(args.n, progress=progress)
-        return count(args.n, args.queen, symmetry=not args.no_symmetry, progress=progress)
+            return count_unique(args.n, executor=executor, progress=progress)
+        return count(args.n, args.queen, symmetry=not args.no_symmetry, executor=executor, progress=progress)
 
     show = sys.stderr.isatty() and args.n >= PROGRESS_FROM_N
     if not show:

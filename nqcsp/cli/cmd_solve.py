@@ -5,20 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
+from nqcsp.cli.batch import add_batch_arguments, run_batch
 from nqcsp.cli.common import (
     EXIT_CLAIM,
     EXIT_NO,
     EXIT_OK,
     EXIT_UNKNOWN,
-    EXIT_USAGE,
     UsageError,
     board_size_arg,
     memory_arg,
     positive_float_arg,
-    positive_int_arg,
     queen_arg,
     read_input,
 )
@@ -36,11 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_problem_options(parser)
     parser.add_argument("--queens-file", metavar="FILE",
                         help="mandatory queens from FILE: JSON [[r, c], ...] or one R,C per line")
-    parser.add_argument("--batch", metavar="FILE",
-                        help="many problems, JSON lines {\"n\": N, \"queens\": [[r, c], ...]} in, "
-                             "JSON lines out ('-' for stdin)")
-    parser.add_argument("--jobs", type=positive_int_arg, default=1, metavar="K",
-                        help="parallel processes for --batch")
+    add_batch_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -120,47 +114,6 @@ def parse_queens_text(text: str, source: str) -> list[tuple[int, int]]:
             except argparse.ArgumentTypeError as exc:
                 raise UsageError(f"{source} line {number}: {exc}") from None
     return queens
-
-
-def solve_record(line: str, defaults: dict) -> dict:
-    """One batch line in, one JSON object out; a bad record becomes an error record, not a crash."""
-    from nqcsp.api import solve
-
-    record_id = None
-    try:
-        record = json.loads(line)
-        if not isinstance(record, dict) or "n" not in record:
-            raise ValueError(f'each line must be a JSON object with "n", got {line[:60]!r}')
-        record_id = record.get("id")
-        queens = [tuple(q) if isinstance(q, list) else q for q in record.get("queens", [])]
-        options = {key: record.get(key, value) for key, value in defaults.items()}
-        result = solve(record["n"], queens, **options)
-    except (ValueError, TypeError) as exc:
-        return {"id": record_id, "error": str(exc)}
-    return {"id": record_id, **result.to_json()}
-
-
-def run_batch(args: argparse.Namespace) -> int:
-    from concurrent.futures import ProcessPoolExecutor
-    from functools import partial
-
-    lines = [line for line in read_input(args.batch).splitlines() if line.strip()]
-    work = partial(solve_record, defaults={"solver": args.solver, "time_limit": args.time_limit,
-                                           "seed": args.seed})
-    if args.jobs == 1:
-        return _write_batch(map(work, lines))
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        return _write_batch(pool.map(work, lines, chunksize=2))
-
-
-def _write_batch(records: Iterable[dict]) -> int:
-    """Write each record as it comes; exit 2 when any input line was bad."""
-    bad = 0
-    for record in records:
-        bad += "error" in record
-        sys.stdout.write(json.dumps(record, default=str) + "\n")
-        sys.stdout.flush()
-    return EXIT_USAGE if bad else EXIT_OK
 
 
 def exit_code(result: Result) -> int:

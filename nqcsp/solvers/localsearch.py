@@ -67,9 +67,9 @@ KERNEL_LOAD_GRACE_S = 0.4
 SETUP_S_PER_QUEEN = 1.2e-8
 
 
-def _kernels_loaded() -> bool:
+def _kernel_loaded(kernel: str) -> bool:
     module = sys.modules.get("nqcsp.solvers._kernels.localsearch")
-    return module is not None and bool(module.run_qs4.overloads) and bool(module.run_minconflicts.overloads)
+    return module is not None and bool(getattr(module, kernel).overloads)
 
 
 def bytes_needed(n: int) -> int:
@@ -87,10 +87,16 @@ def _option(options: dict[str, Any], name: str, default: int) -> int:
 
 class _LocalSearch:
     name = ""
+    kernel = ""
+
+    def startup_s(self) -> float:
+        """Seconds before the search can start: loading its compiled kernel, once per process. The
+        portfolio adds them to a local-search budget, which is meant for searching."""
+        return 0.0 if _kernel_loaded(self.kernel) else KERNEL_LOAD_S
 
     def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
-        if not _kernels_loaded():
+        if not _kernel_loaded(self.kernel):
             # Importing numba and loading the cached kernels cannot be interrupted.
             limits.need_time("search", KERNEL_LOAD_S, grace=KERNEL_LOAD_GRACE_S)
         from nqcsp.solvers._kernels import localsearch as kernels
@@ -177,6 +183,7 @@ class Qs4Solver(_LocalSearch):
     """Sosic & Gu's QS4: greedy conflict-free start on a permutation, then collision-lowering swaps."""
 
     name = "qs4"
+    kernel = "run_qs4"
 
     def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
         state[kernels.MAX_FAILED] = _option(options, "max_failed_swaps", default_failed_swaps(n, tail))
@@ -196,6 +203,7 @@ class MinConflictsSolver(_LocalSearch):
     """Minton et al.'s min-conflicts from a greedy start, restarting when it stagnates."""
 
     name = "minconflicts"
+    kernel = "run_minconflicts"
 
     def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
         state[kernels.STALL_LIMIT] = _option(options, "stall_steps", 100)

@@ -1,0 +1,107 @@
+"""The Executor seam's own costs, and what a blockade sweep would take on a cluster.
+
+    python -m benchmarks.parallel overhead [--tasks 1000] [--jobs 2]
+        1,000 trivial tasks through nqcsp.parallel.run_tasks on the process pool and on a local Dask
+        cluster of as many worker processes; start-up and per-run times printed separately.
+    python -m benchmarks.parallel project TABLE [--workers 64]
+        From a ``nqcsp blockades`` text table (its per-board worker seconds), the sweep's tasks as
+        ``nqcsp.blockades.plan_tasks`` makes them, scheduled largest first on W workers: the projected wall
+        time, next to the total CPU time and the longest task (the floor no cluster can beat).
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import time
+from collections.abc import Sequence
+
+
+def trivial(x: int) -> int:
+    return x + 1
+
+
+def _timed_run(executor: object, tasks: int) -> float:
+    from nqcsp.parallel import run_tasks
+
+    started = time.perf_counter()
+    results = dict(run_tasks(trivial, [(i,) for i in range(tasks)], executor=executor))  # type: ignore
+    elapsed = time.perf_counter() - started
+    assert results == {i: i + 1 for i in range(tasks)}
+    return elapsed
+
+
+def overhead(tasks: int, jobs: int) -> None:
+    from nqcsp.parallel import ProcessPool, dask_executor
+
+    started = time.perf_counter()
+    pool = ProcessPool(jobs)
+    _timed_run(pool, jobs)                      # start the workers
+    pool_start = time.perf_counter() - started
+    pool_runs = [_timed_run(pool, tasks) for _ in range(3)]
+    pool.shutdown()
+    started = time.perf_counter()
+    with dask_executor(None, jobs) as executor:
+        _timed_run(executor, jobs)
+        dask_start = time.perf_counter() - started
+        dask_runs = [_timed_run(executor, tasks) for _ in range(3)]
+    print(f"{tasks} trivial tasks on {jobs} workers (best of 3; start-up = first tasks on fresh workers)")
+    print(f"{'executor':<22} {'start-up s':>10} {'run s':>8} {'per task ms':>12}")
+    for name, start, runs in (("process pool", pool_start, pool_runs),
+                              ("dask LocalCluster", dask_start, dask_runs)):
+        print(f"{name:<22} {start:>10.2f} {min(runs):>8.2f} {1000 * min(runs) / tasks:>12.2f}")
+    print(f"dask extra: {min(dask_runs) - min(pool_runs):+.2f} s per run, "
+          f"{dask_start + min(dask_runs) - pool_start - min(pool_runs):+.2f} s including start-up")
+
+
+def read_table(path: str) -> dict[int, float]:
+    seconds = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split()
+            if len(fields) >= 4 and fields[0].isdigit():
+                seconds[int(fields[0])] = float(fields[3])
+    return seconds
+
+
+def makespan(durations: Sequence[float], workers: int) -> float:
+    """Largest first onto the least loaded worker, as the sweep submits them."""
+    loads = [0.0] * workers
+    for duration in sorted(durations, reverse=True):
+        heapq.heapreplace(loads, loads[0] + duration)
+    return max(loads)
+
+
+def project(path: str, workers: Sequence[int]) -> None:
+    from nqcsp.blockades import plan_tasks
+
+    seconds = read_table(path)
+    tasks = [sum(seconds[n] for n in task) for task in plan_tasks(seconds)]
+    total = sum(tasks)
+    print(f"{len(seconds)} boards (n = {min(seconds)}..{max(seconds)}) in {len(tasks)} tasks; "
+          f"worker time {total:.0f} s; longest task {max(tasks):.2f} s; "
+          f"median task {sorted(tasks)[len(tasks) // 2]:.2f} s")
+    for count in workers:
+        print(f"projected on {count:>3} workers: {makespan(tasks, count):8.1f} s")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.parallel", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    over = sub.add_parser("overhead")
+    over.add_argument("--tasks", type=int, default=1000)
+    over.add_argument("--jobs", type=int, default=2)
+    proj = sub.add_parser("project")
+    proj.add_argument("table")
+    proj.add_argument("--workers", type=int, nargs="+", default=[2, 16, 64])
+    args = parser.parse_args(argv)
+    if args.what == "overhead":
+        overhead(args.tasks, args.jobs)
+    else:
+        project(args.table, args.workers)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

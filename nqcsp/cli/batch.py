@@ -1,0 +1,120 @@
+"""``nqcsp solve --batch FILE``: JSON lines in, one JSON record per line out, every line on its own.
+
+Each line runs as its own task on a process pool (``--jobs K``) or a Dask cluster (``--scheduler`` /
+``--dask``), so nothing one line does can take the others down: bad input becomes an error record
+(``"error_type": "input"``), an unexpected exception or a worker process that dies on every attempt an
+internal one (``"error_type": "internal"``), each with the line's number and id. Records are written in
+input order, each as soon as it and every line before it are done.
+
+Exit code: 4 when any line hit an internal error, else 2 when any line was bad input, else 0 (a line's
+UNSAT or UNKNOWN is in its record, not in the exit code); 130 on Ctrl-C, after writing every finished line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from typing import Any
+
+from nqcsp.cli.common import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, read_input
+
+EXIT_INTERRUPTED = 130
+INPUT, INTERNAL = "input", "internal"
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    from nqcsp.parallel import add_executor_arguments
+
+    parser.add_argument("--batch", metavar="FILE",
+                        help="many problems, JSON lines {\"n\": N, \"queens\": [[r, c], ...], \"id\": ...} "
+                             "in, JSON lines out, in input order ('-' for stdin)")
+    add_executor_arguments(parser, default_jobs=1)
+
+
+def error_record(number: int, record_id: Any, kind: str, message: str) -> dict[str, Any]:
+    return {"line": number, "id": record_id, "error": message, "error_type": kind}
+
+
+def solve_line(number: int, line: str, defaults: dict[str, Any]) -> dict[str, Any]:
+    """One batch line in, one JSON object out; whatever goes wrong becomes an error record, not a crash."""
+    from nqcsp.api import solve
+
+    record_id = None
+    try:
+        try:
+            record = json.loads(line)
+        except RecursionError:
+            raise ValueError("the line nests too deeply to be a problem") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(record, dict) or "n" not in record:
+            raise ValueError(f'each line must be a JSON object with "n", got {line[:60]!r}')
+        record_id = record.get("id")
+        queens = record.get("queens", [])
+        if not isinstance(queens, list):
+            raise TypeError(f'"queens" must be a list of [row, col] pairs, got {json.dumps(queens)[:60]}')
+        queens = [tuple(q) if isinstance(q, list) else q for q in queens]
+        options = {key: record.get(key, value) for key, value in defaults.items()}
+        result = solve(record["n"], queens, **options)
+        return {"line": number, "id": record_id, **result.to_json()}
+    except (ValueError, TypeError) as exc:
+        return error_record(number, record_id, INPUT, str(exc))
+    except Exception as exc:  # noqa: BLE001 - the point of a batch: one line's failure is that line's record
+        return error_record(number, record_id, INTERNAL, f"{type(exc).__name__}: {exc}")
+
+
+def _record_id(line: str) -> Any:
+    """The id of a line whose worker died, read here (the worker could not report it)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return record.get("id") if isinstance(record, dict) else None
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    from nqcsp.parallel import executor_from_args, iter_outcomes
+
+    text = read_input(args.batch)
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+    defaults = {"solver": args.solver, "time_limit": args.time_limit, "seed": args.seed}
+    if args.memory_limit is not None:
+        defaults["memory_limit"] = args.memory_limit
+    tasks = [(number, line, defaults) for number, line in lines]
+    done: dict[int, dict[str, Any]] = {}
+    written = 0
+    kinds: set[str] = set()
+
+    def write(record: dict[str, Any]) -> None:
+        if "error" in record:
+            kinds.add(record["error_type"])
+        sys.stdout.write(json.dumps(record, default=str) + "\n")
+
+    try:
+        with executor_from_args(args) as executor, \
+                contextlib.closing(iter_outcomes(solve_line, tasks, executor=executor)) as outcomes:
+            for position, outcome in outcomes:
+                if outcome.error is None:
+                    record = outcome.value
+                else:
+                    number, line = lines[position]
+                    record = error_record(number, _record_id(line), INTERNAL,
+                                          f"{type(outcome.error).__name__}: {outcome.error}")
+                done[position] = record
+                while written in done:
+                    write(done.pop(written))
+                    written += 1
+                sys.stdout.flush()
+    except KeyboardInterrupt:
+        # Finished lines that wait on an unfinished earlier one are written too: each carries its line.
+        for position in sorted(done):
+            write(done[position])
+        sys.stdout.flush()
+        sys.stderr.write(f"nqcsp: interrupted: {written + len(done)} of {len(lines)} lines answered and "
+                         "written\n")
+        return EXIT_INTERRUPTED
+    if INTERNAL in kinds:
+        return EXIT_INTERNAL
+    return EXIT_USAGE if INPUT in kinds else EXIT_OK

@@ -1,0 +1,258 @@
+"""The Executor seam: results as they complete, lost workers retried (process pool and Dask), ordinary
+failures not, batch lines isolated with their line numbers, Ctrl-C acted on within a second."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from naive import naive_has_solution, naive_is_solution
+
+from nqcsp.parallel import InProcess, ProcessPool, WorkerLost, iter_outcomes, run_tasks
+
+
+def square(x):
+    return x * x
+
+
+def fail_on_three(x):
+    if x == 3:
+        raise ValueError(f"task {x} fails by design")
+    return x
+
+
+def die_once(marker, x):
+    """Kills its worker on the first attempt of task 0 only (the marker file remembers)."""
+    if x == 0 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    time.sleep(0.05)
+    return x * x
+
+
+def always_die(x):
+    if x == 2:
+        os._exit(1)
+    return x * x
+
+
+def count_attempts(directory, x):
+    with open(os.path.join(directory, f"{x}-{time.monotonic_ns()}"), "w"):
+        pass
+    raise RuntimeError(f"task {x} fails by design")
+
+
+@pytest.mark.parametrize("executor", [None, InProcess()], ids=["pool", "in-process"])
+def test_run_tasks_yields_every_result_once(executor):
+    results = dict(run_tasks(square, [(i,) for i in range(20)], executor=executor, jobs=2))
+    assert results == {i: i * i for i in range(20)}
+
+
+def test_ordinary_exception_is_raised_and_not_retried(tmp_path):
+    with pytest.raises(ValueError, match="task 3"):
+        dict(run_tasks(fail_on_three, [(i,) for i in range(6)], jobs=2))
+    outcomes = dict(iter_outcomes(count_attempts, [(str(tmp_path), 5)], jobs=1))
+    assert isinstance(outcomes[0].error, RuntimeError) and outcomes[0].attempts == 1
+    assert len(os.listdir(tmp_path)) == 1
+
+
+def test_worker_killed_mid_run_is_retried_in_a_new_pool(tmp_path):
+    marker = str(tmp_path / "died")
+    results = dict(run_tasks(die_once, [(marker, i) for i in range(8)], jobs=2))
+    assert os.path.exists(marker), "the first attempt did not die: this test checked nothing"
+    assert results == {i: i * i for i in range(8)}
+
+
+def test_a_task_that_always_kills_its_worker_fails_alone():
+    outcomes = dict(iter_outcomes(always_die, [(i,) for i in range(6)], jobs=2, retries=1))
+    assert isinstance(outcomes[2].error, WorkerLost) and outcomes[2].lost
+    assert {i: o.value for i, o in outcomes.items() if i != 2} == {i: i * i for i in range(6) if i != 2}
+    with pytest.raises(WorkerLost):
+        dict(run_tasks(always_die, [(2,)], jobs=1, retries=0))
+
+
+def test_leaving_early_kills_the_pool_at_once():
+    pool = ProcessPool(2)
+    started = time.monotonic()
+    for _ in run_tasks(time.sleep, [(0.01,)] + [(30,)] * 4, executor=pool):
+        break
+    pool.kill()
+    assert time.monotonic() - started < 5
+
+
+# --- Dask: the same work on a LocalCluster of 2 worker processes, compared with the default executor ----
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    import cloudpickle
+
+    # Dask workers are spawned: they cannot import this test module by name, so its functions travel
+    # by value.
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        yield client
+    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+def test_dask_sweep_matches_the_process_pool(dask_client):
+    from nqcsp.blockades import sweep
+
+    sizes = list(range(1, 9)) + [40, 41]
+    on_dask = sweep(sizes, executor=dask_client.get_executor())
+    on_pool = sweep(sizes, jobs=2)
+    assert [b.to_json() | {"seconds": 0} for b in on_dask] == [b.to_json() | {"seconds": 0} for b in on_pool]
+    for board in on_dask:
+        if board.n <= 8:
+            assert all(not naive_has_solution(board.n, [cell]) for cell in board.blocked)
+            assert len(board.blocked) == sum(not naive_has_solution(board.n, [(r, c)])
+                                             for r in range(board.n) for c in range(board.n))
+
+
+def test_dask_batch_matches_the_process_pool(dask_client):
+    from nqcsp.cli.batch import solve_line
+
+    lines = [json.dumps({"n": n, "queens": queens, "id": k}) for k, (n, queens) in
+             enumerate([(8, [[0, 3]]), (6, [[0, 0]]), (-1, []), (30, [[5, 7]]), (4, [[1, 1]])])]
+    tasks = [(k + 1, line, {"solver": "auto", "time_limit": None, "seed": 1}) for k, line in enumerate(lines)]
+
+    def records(executor):
+        out = {i: o.value for i, o in iter_outcomes(solve_line, tasks, executor=executor, jobs=2)}
+        # Timings and proof details differ run to run; the verdicts may not.
+        keep = ("line", "id", "n", "status", "error_type")
+        return [{key: out[i].get(key) for key in keep} | {"columns": out[i].get("columns")}
+                for i in range(len(tasks))]
+
+    on_dask = records(dask_client.get_executor())
+    on_pool = records(None)
+    assert [{k: v for k, v in r.items() if k != "columns"} for r in on_dask] == \
+        [{k: v for k, v in r.items() if k != "columns"} for r in on_pool]
+    assert [r["line"] for r in on_dask] == [1, 2, 3, 4, 5]
+    assert on_dask[2]["error_type"] == "input" and on_dask[1]["status"] == "UNSAT"
+    assert naive_is_solution(30, on_dask[3]["columns"], [(5, 7)])
+
+
+def test_dask_worker_killed_mid_run_completes(dask_client, tmp_path):
+    marker = str(tmp_path / "died")
+    results = dict(run_tasks(die_once, [(marker, i) for i in range(6)], executor=dask_client.get_executor()))
+    assert os.path.exists(marker), "the first attempt did not die: this test checked nothing"
+    assert results == {i: i * i for i in range(6)}
+
+
+def test_cli_runs_on_a_scheduler_given_by_address(dask_client):
+    out = nqcsp("blockades", "4", "6", "--format", "json", "--no-progress",
+                "--scheduler", dask_client.scheduler.address)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert {b["n"]: len(b["blocked"]) for b in json.loads(out.stdout)} == {
+        n: sum(not naive_has_solution(n, [(r, c)]) for r in range(n) for c in range(n)) for n in (4, 5, 6)}
+
+
+def test_missing_dask_names_the_extra(monkeypatch):
+    import nqcsp.parallel as parallel
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ImportError, match=r"nqcsp\[dask\]"), parallel.dask_executor():
+        pass
+
+
+# --- the batch command ---------------------------------------------------------------------------------
+
+def nqcsp(*args, stdin=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "nqcsp", *args], input=stdin, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_batch_isolates_every_line_with_its_number():
+    lines = [json.dumps({"n": 8, "id": "a"}),
+             json.dumps({"n": 10**12, "id": "huge"}),
+             "[" * 5000 + "]" * 5000,
+             "",
+             json.dumps({"n": 6, "queens": [[0, 0]], "id": "blocked"}),
+             "not json",
+             json.dumps({"n": 20, "queens": [[3, 4]], "id": 7})]
+    out = nqcsp("solve", "--batch", "-", "--jobs", "2", stdin="\n".join(lines) + "\n")
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["line"] for r in records] == [1, 2, 3, 5, 6, 7], "input order, blank line skipped"
+    assert out.returncode == 2, out.stderr    # bad input lines, no internal error
+    by_line = {r["line"]: r for r in records}
+    assert by_line[2]["id"] == "huge" and ("error" in by_line[2] or by_line[2]["status"] == "UNKNOWN")
+    assert by_line[3]["error_type"] == "input" and by_line[3]["id"] is None
+    assert by_line[6]["error_type"] == "input"
+    assert by_line[5]["status"] == "UNSAT" and not naive_has_solution(6, [(0, 0)])
+    assert naive_is_solution(8, by_line[1]["columns"])
+    assert naive_is_solution(20, by_line[7]["columns"], [(3, 4)])
+
+
+def test_batch_line_that_kills_its_worker_is_an_internal_error_record(tmp_path, monkeypatch):
+    # A line whose worker dies on every attempt: simulated by a solver option that makes the worker exit,
+    # through a sitecustomize that only the workers' environment loads.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import os, nqcsp.api as api\n"
+        "_solve = api.solve\n"
+        "def solve(n, *args, **kwargs):\n"
+        "    if n == 13:\n"
+        "        os._exit(3)\n"
+        "    return _solve(n, *args, **kwargs)\n"
+        "api.solve = solve\n")
+    env = dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    lines = [json.dumps({"n": n, "id": n}) for n in (8, 13, 9, 10)]
+    out = subprocess.run([sys.executable, "-m", "nqcsp", "solve", "--batch", "-", "--jobs", "2"],
+                         input="\n".join(lines), capture_output=True, text=True, timeout=120, env=env)
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["line"] for r in records] == [1, 2, 3, 4]
+    assert records[1]["id"] == 13 and records[1]["error_type"] == "internal", records[1]
+    assert "died" in records[1]["error"]
+    assert all(naive_is_solution(r["n"], r["columns"]) for r in records if r["line"] != 2)
+    assert out.returncode == 4
+
+
+def interrupt_when(proc, ready, deadline_s=60):
+    """Send SIGINT once ``ready(stdout_so_far, stderr_so_far)``; return (rc, stdout, stderr, seconds taken
+    from the signal to the exit)."""
+    out, err = [], []
+
+    def pump(stream, into):
+        for chunk in iter(lambda: stream.read(1), ""):
+            into.append(chunk)
+
+    threads = [threading.Thread(target=pump, args=(proc.stdout, out), daemon=True),
+               threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)]
+    for thread in threads:
+        thread.start()
+    start = time.monotonic()
+    while not ready("".join(out), "".join(err)):
+        assert proc.poll() is None, "finished before it could be interrupted"
+        assert time.monotonic() - start < deadline_s, "".join(err)[-500:]
+        time.sleep(0.05)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    rc = proc.wait(timeout=30)
+    took = time.monotonic() - sent
+    for thread in threads:
+        thread.join(5)
+    return rc, "".join(out), "".join(err), took
+
+
+def test_ctrl_c_on_a_batch_writes_the_finished_lines_and_exits_130():
+    lines = [json.dumps({"n": 8, "id": "first"}),
+             # Never says UNSAT: searches the blocked cell for the whole minute.
+             json.dumps({"n": 6, "queens": [[0, 0]], "solver": "minconflicts", "time_limit": 60,
+                         "max_restarts": 10**12, "id": "slow"}),
+             json.dumps({"n": 9, "id": "third"})]
+    proc = subprocess.Popen([sys.executable, "-m", "nqcsp", "solve", "--batch", "-", "--jobs", "2"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdin.write("\n".join(lines) + "\n")
+    proc.stdin.close()
+    time.sleep(1.5)
+    rc, out, err, took = interrupt_when(proc, lambda out, err: '"first"' in out)
+    assert rc == 130 and took < 2, (rc, took, err)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["id"] for r in records][:1] == ["first"] and "slow" not in [r["id"] for r in records]
+    assert "interrupted" in err and "Traceback" not in err
