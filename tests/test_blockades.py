@@ -120,6 +120,7 @@ def test_sweep_on_a_spawned_pool(tmp_path):
 @pytest.mark.slow  # 6 s: it must wait for the workers to load their kernels and finish a first board
 def test_ctrl_c_writes_the_finished_boards_and_exits_130():
     proc = subprocess.Popen([sys.executable, "-m", "nqcsp", "blockades", "1", "400", "--jobs", "2"],
+                            start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Interrupt once a first board is reported by the progress bar (largest boards come first).
     rc, out, err, took = interrupt_when(

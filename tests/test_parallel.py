@@ -227,14 +227,20 @@ def interrupt_when(proc, ready, deadline_s=60):
     for thread in threads:
         thread.start()
     start = time.monotonic()
-    while not ready("".join(out), "".join(err)):
-        assert proc.poll() is None, "finished before it could be interrupted"
-        assert time.monotonic() - start < deadline_s, "".join(err)[-500:]
-        time.sleep(0.05)
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    rc = proc.wait(timeout=30)
-    took = time.monotonic() - sent
+    try:
+        while not ready("".join(out), "".join(err)):
+            assert proc.poll() is None, "finished before it could be interrupted"
+            assert time.monotonic() - start < deadline_s, "".join(err)[-500:]
+            time.sleep(0.05)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            # A failed wait must not leave the command and its workers running after the test.
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     for thread in threads:
         thread.join(5)
     return rc, "".join(out), "".join(err), took
@@ -247,6 +253,7 @@ def test_ctrl_c_on_a_batch_writes_the_finished_lines_and_exits_130():
                          "max_restarts": 10**12, "id": "slow"}),
              json.dumps({"n": 9, "id": "third"})]
     proc = subprocess.Popen([sys.executable, "-m", "nqcsp", "solve", "--batch", "-", "--jobs", "2"],
+                            start_new_session=True,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc.stdin.write("\n".join(lines) + "\n")
     proc.stdin.close()
