@@ -8,7 +8,7 @@ from typing import Any
 from nqcsp.certify import attack_certificate, empty_line_certificate, recheck
 from nqcsp.contract import run_backend, unfinished_result
 from nqcsp.limits import Limits, Unfinished
-from nqcsp.problem import Problem, as_int
+from nqcsp.problem import Problem, as_int, as_problem
 from nqcsp.residual import residual_within
 from nqcsp.result import InternalSolverError, Result, Status, columns_array
 from nqcsp.solvers import options_for
@@ -22,13 +22,8 @@ VERIFY_BYTES_PER_QUEEN = 6
 MAX_N = 2**62
 
 
-def as_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
-    if isinstance(n_or_problem, Problem):
-        if queens:
-            raise TypeError("give the queens inside the Problem, not as a second argument")
-        problem = n_or_problem
-    else:
-        problem = Problem(n_or_problem, queens)  # type: ignore[arg-type]
+def indexable_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
+    problem = as_problem(n_or_problem, queens)
     if problem.n > MAX_N:
         raise ValueError(f"n = {problem.n} is beyond {MAX_N}, the largest board nqcsp can index")
     return problem
@@ -94,7 +89,7 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
     """
     started = time.perf_counter()
     limits = Limits.start(time_limit, memory_limit)
-    problem = as_problem(n_or_problem, queens)
+    problem = indexable_problem(n_or_problem, queens)
     seed_value = as_seed(seed)
     if solver == "auto":
         resolve_options("auto", (), options)

@@ -138,6 +138,17 @@ def amo_cardenc(lines: np.ndarray, pool: VarPool, enc_type: str) -> list[list[in
     return clauses
 
 
+def amo_blocks(lines: np.ndarray, pool: VarPool, encoding: str) -> list:
+    """At most one queen on each of ``lines`` (one row per line), under the named clausal encoding."""
+    if encoding == "pairwise":
+        return amo_pairwise(lines)
+    if encoding == "seqcounter":
+        return amo_seqcounter(lines, pool)
+    if encoding == "commander":
+        return amo_commander(lines, pool)
+    return [amo_cardenc(lines, pool, encoding.removeprefix("cardenc-"))]
+
+
 @dataclass(frozen=True)
 class Formula:
     """The CNF of one problem (plus native at-most-one lines for ``encoding="native"``).
@@ -190,14 +201,7 @@ def encode(problem: Problem, encoding: str = "seqcounter") -> Formula:
     if encoding == NATIVE:
         return Formula(n, problem.queens, encoding, pool.top, tuple(blocks), tuple(amo_lines))
     for lines in amo_lines:
-        if encoding == "pairwise":
-            blocks.extend(amo_pairwise(lines))
-        elif encoding == "seqcounter":
-            blocks.extend(amo_seqcounter(lines, pool))
-        elif encoding == "commander":
-            blocks.extend(amo_commander(lines, pool))
-        else:
-            blocks.append(amo_cardenc(lines, pool, encoding.removeprefix("cardenc-")))
+        blocks.extend(amo_blocks(lines, pool, encoding))
     return Formula(n, problem.queens, encoding, pool.top, tuple(b for b in blocks if len(b)))
 
 
@@ -280,16 +284,8 @@ def encode_residual(residual: Residual, encoding: str = NATIVE) -> Formula:
         return Formula(residual.n, residual.problem.queens, encoding, pool.top, tuple(blocks), tuple(amo),
                        cells)
     for lines in amo:
-        if lines.shape[1] < 2:
-            continue
-        if encoding == "pairwise":
-            blocks.extend(amo_pairwise(lines))
-        elif encoding == "seqcounter":
-            blocks.extend(amo_seqcounter(lines, pool))
-        elif encoding == "commander":
-            blocks.extend(amo_commander(lines, pool))
-        else:
-            blocks.append(amo_cardenc(lines, pool, encoding.removeprefix("cardenc-")))
+        if lines.shape[1] >= 2:
+            blocks.extend(amo_blocks(lines, pool, encoding))
     return Formula(residual.n, residual.problem.queens, encoding, pool.top,
                    tuple(b for b in blocks if len(b)), (), cells)
 

@@ -83,3 +83,12 @@ class Problem:
     def __str__(self) -> str:
         queens = " ".join(f"{r},{c}" for r, c in self.queens)
         return f"n={self.n}" + (f" queens={queens}" if queens else "")
+
+
+def as_problem(n_or_problem: object, queens: object = ()) -> Problem:
+    """A ``Problem`` given as one, or as ``n`` and mandatory queens (the two forms the API takes)."""
+    if isinstance(n_or_problem, Problem):
+        if queens:
+            raise TypeError("give the queens inside the Problem, not as a second argument")
+        return n_or_problem
+    return Problem(n_or_problem, queens)  # type: ignore[arg-type]

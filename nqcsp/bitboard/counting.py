@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nqcsp.parallel import cpu_count
-from nqcsp.problem import Cell, Problem
+from nqcsp.problem import Cell, Problem, as_problem
 from nqcsp.symmetry import SYMMETRIES, Symmetry, cell_image
 
 MAX_N = 64            # one uint64 per row
@@ -212,12 +212,7 @@ def estimated_cpu_s(n: int, mode: str = "full") -> float:
 
 
 def _as_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
-    if isinstance(n_or_problem, Problem):
-        if queens:
-            raise TypeError("give the queens inside the Problem, not as a second argument")
-        problem = n_or_problem
-    else:
-        problem = Problem(n_or_problem, queens)  # type: ignore[arg-type]
+    problem = as_problem(n_or_problem, queens)
     if problem.n > MAX_N:
         raise ValueError(f"n = {problem.n} is above {MAX_N}, the widest board the bitboard search handles")
     return problem
