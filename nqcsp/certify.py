@@ -31,6 +31,8 @@ from nqcsp.problem import Cell, Problem, find_attack
 from nqcsp.result import Certificate
 
 ATTACK_CHECKER = "attack-check"
+# The empty-line check walks the line in plain Python: about 0.3 us a cell, with margin.
+LINE_CHECK_S_PER_CELL = 1e-6
 LINE_CHECKER = "line-check"
 
 
@@ -79,6 +81,7 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
         why = "the named queens are not two attacking mandatory queens of the problem"
     elif certificate.kind == "empty-line":
         kind, index = certificate.details.get("line"), certificate.details.get("index")
+        limits.need_time("check", LINE_CHECK_S_PER_CELL * problem.n)  # a Python loop along the line
         if isinstance(kind, str) and isinstance(index, int) and _line_is_empty(problem, kind, index):
             checked_by = (LINE_CHECKER,)
         why = "the named line is not a free line without an unattacked cell"
