@@ -35,7 +35,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -234,15 +234,7 @@ def build_residual_alldiff(residual: Residual, config: dict[str, Any]) -> cp_mod
     model.add_all_different(q)
     model.add_all_different([var + row for var, row in zip(q, rows, strict=True)])
     model.add_all_different([var - row for var, row in zip(q, rows, strict=True)])
-    size = len(rows)
-    if config["search"] != "auto":
-        middle_out = sorted(range(size), key=lambda i: abs(2 * i - (size - 1)))
-        median = config["search"] == "min-domain-median"
-        value = cp_model.SELECT_MEDIAN_VALUE if median else cp_model.SELECT_MIN_VALUE
-        model.add_decision_strategy([q[i] for i in middle_out], cp_model.CHOOSE_MIN_DOMAIN_SIZE, value)
-    if config["hint"] == "construct":
-        for var, col in zip(q, permutation_near(residual.problem)[residual.rows].tolist(), strict=True):
-            model.add_hint(var, col)
+    order_and_hint(model, q, config, lambda: permutation_near(residual.problem)[residual.rows].tolist())
     return model
 
 
@@ -264,15 +256,25 @@ def build_alldiff(problem: Problem, config: dict[str, Any]) -> tuple[cp_model.Cp
     model.add_all_different(q)
     model.add_all_different([q[r] + r for r in range(n)])
     model.add_all_different([q[r] - r for r in range(n)])
+    order_and_hint(model, q, config, lambda: permutation_near(problem).tolist())
+    return model, q
+
+
+def order_and_hint(model: cp_model.CpModel, q: list[Any], config: dict[str, Any],
+                   hint: Callable[[], list[int]]) -> None:
+    """The ``search`` strategy (middle rows first, smallest domain) and the construction ``hint`` for
+    the row variables ``q``, in the order of their rows; ``hint()`` gives one column per variable."""
+    from ortools.sat.python import cp_model
+
     if config["search"] != "auto":
-        middle_out = sorted(range(n), key=lambda r: abs(2 * r - (n - 1)))
+        size = len(q)
+        middle_out = sorted(range(size), key=lambda i: abs(2 * i - (size - 1)))
         median = config["search"] == "min-domain-median"
         value = cp_model.SELECT_MEDIAN_VALUE if median else cp_model.SELECT_MIN_VALUE
-        model.add_decision_strategy([q[r] for r in middle_out], cp_model.CHOOSE_MIN_DOMAIN_SIZE, value)
+        model.add_decision_strategy([q[i] for i in middle_out], cp_model.CHOOSE_MIN_DOMAIN_SIZE, value)
     if config["hint"] == "construct":
-        for var, col in zip(q, permutation_near(problem).tolist(), strict=True):
+        for var, col in zip(q, hint(), strict=True):
             model.add_hint(var, col)
-    return model, q
 
 
 def _literals_text(kind: str, literals: np.ndarray) -> str:
