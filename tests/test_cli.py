@@ -156,3 +156,14 @@ def test_version_and_memory_limit_flags():
     assert small.returncode == 3 and "memory limit" in small.stdout
     bad = nqcsp("solve", "8", "--memory-limit", "lots")
     assert bad.returncode == 2 and "'lots'" in bad.stderr
+
+
+def test_batch_lines_carry_solver_options_and_a_misspelt_one_is_an_error_record():
+    lines = [json.dumps({"n": 6, "queens": [[0, 0]], "solver": "qs4", "max_restarts": 0, "id": "a"}),
+             json.dumps({"n": 8, "id": "b", "max_restart": 3})]
+    out = nqcsp("solve", "--batch", "-", stdin="\n".join(lines) + "\n")
+    first, second = (json.loads(line) for line in out.stdout.splitlines())
+    # Honoured: the default would restart 1000 times on this blocked cell.
+    assert first["status"] == "UNKNOWN" and first["stats"]["restarts"] <= 1
+    assert second["error_type"] == "input" and "max_restart" in second["error"]
+    assert out.returncode == 2

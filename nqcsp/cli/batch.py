@@ -56,8 +56,11 @@ def solve_line(number: int, line: str, defaults: dict[str, Any]) -> dict[str, An
         if not isinstance(queens, list):
             raise TypeError(f'"queens" must be a list of [row, col] pairs, got {json.dumps(queens)[:60]}')
         queens = [tuple(q) if isinstance(q, list) else q for q in queens]
-        options = {key: record.get(key, value) for key, value in defaults.items()}
-        result = solve(record["n"], queens, **options)
+        # Every other key is a keyword of nqcsp.solve (solver, time_limit, seed, memory_limit, or an
+        # option of the solver): the line's own values win over the command line's, and solve() refuses
+        # a name it does not know, so a misspelt option is an error record, never silently ignored.
+        given = {key: value for key, value in record.items() if key not in ("n", "queens", "id")}
+        result = solve(record["n"], queens, **{**defaults, **given})
         return {"line": number, "id": record_id, **result.to_json()}
     except (ValueError, TypeError) as exc:
         return error_record(number, record_id, INPUT, str(exc))
