@@ -221,6 +221,14 @@ def _pyplot() -> Any:
     return plt
 
 
+def _save(plt: Any, fig: Any, path: Path) -> Path:
+    """Lay out, write and close a figure (every plot ends so)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def _legend(ax: Any, **where: Any) -> None:
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small", **where)
@@ -243,10 +251,7 @@ def plot_time_vs_n(records: list[Record], path: Path) -> Path:
     ax.set_title("Time against n")
     ax.grid(True, which="both", alpha=0.3)
     _legend(ax)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_cactus(records: list[Record], path: Path) -> Path:
@@ -265,10 +270,7 @@ def plot_cactus(records: list[Record], path: Path) -> Path:
     ax.set_title("Cactus plot")
     ax.grid(True, which="both", alpha=0.3)
     _legend(ax)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_completion(records: list[Record], path: Path) -> Path | None:
@@ -306,10 +308,7 @@ def plot_completion(records: list[Record], path: Path) -> Path | None:
     _legend(ax)
     if sweep:
         _plot_sweep(axes[0][1], completion, by_config)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def _plot_sweep(ax: Any, completion: list[Record], by_config: dict[str, list[Record]]) -> None:
@@ -365,10 +364,7 @@ def plot_outcomes(records: list[Record], path: Path) -> Path | None:
         ax.tick_params(axis="x", labelrotation=60, labelsize="small")
     axes[0][0].set_ylabel("instances")
     _legend(axes[0][-1])
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_phase(records: list[Record], path: Path) -> Path | None:
@@ -400,10 +396,7 @@ def plot_phase(records: list[Record], path: Path) -> Path | None:
     ax.set_title("Completion phase transition (fixed free rows n - m)")
     ax.grid(True, which="both", alpha=0.3)
     _legend(ax)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def analyze(paths: Iterable[Path], outdir: Path, name: str | None = None) -> list[Path]:
