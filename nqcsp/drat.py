@@ -189,7 +189,7 @@ def recheck_drat(problem: Any, certificate: Any, limits: Limits,
                  engine: str = "auto") -> tuple[tuple[str, ...], str]:
     """Check a ``drat`` certificate from the problem: the checker's name, or () and why it is unchecked."""
     from nqcsp.cnf import REFERENCE_BYTES_PER_CLAUSE, parse_dimacs, reference_size
-    from nqcsp.residual import estimated_bytes, residual_of
+    from nqcsp.residual import residual_within
     from nqcsp.statement import reference_cnf
 
     cnf, proof = certificate.details.get("cnf"), certificate.details.get("proof")
@@ -202,8 +202,7 @@ def recheck_drat(problem: Any, certificate: Any, limits: Limits,
         num_vars, clauses = parse_dimacs(cnf.decode("ascii") if isinstance(cnf, bytes) else cnf)
     except (ValueError, UnicodeDecodeError) as exc:
         return (), f"the certificate's CNF is not DIMACS: {exc}"
-    limits.need_memory("check", estimated_bytes(problem), f"the residual board of {problem}")
-    ref_vars, ref_clauses = reference_size(residual_of(problem))
+    ref_vars, ref_clauses = reference_size(residual_within(problem, limits, "check"))
     if (num_vars, len(clauses)) != (ref_vars, ref_clauses):
         return (), (f"the certificate's CNF ({num_vars} variables, {len(clauses)} clauses) is not the "
                     f"reference statement of {problem} ({ref_vars} variables, {ref_clauses} clauses)")

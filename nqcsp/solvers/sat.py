@@ -53,7 +53,7 @@ from nqcsp.cnf import (
 from nqcsp.construction import permutation_near
 from nqcsp.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.problem import Problem
-from nqcsp.residual import Residual, estimated_bytes, residual_of
+from nqcsp.residual import Residual, need_residual_memory, residual_of
 from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
 from nqcsp.solvers.base import BUILD_S, PROVE_S, REASON, SEARCH_S, Clock
 from nqcsp.statement import VERSION, reference_cnf
@@ -372,7 +372,7 @@ class SatSolver:
         certificate = attack_certificate(problem)
         if certificate is not None:
             return Result(problem, Status.UNSAT, self.name, certificate=certificate)
-        limits.need_memory("residual", estimated_bytes(problem), f"the residual board of {problem}")
+        need_residual_memory(problem, limits)
         free = problem.n - len(problem.queens)
         limits.need_time("residual", RESIDUAL_S_PER_CELL * free * free)
         residual = residual_of(problem)
