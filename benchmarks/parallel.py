@@ -3,6 +3,10 @@
     python -m benchmarks.parallel overhead [--tasks 1000] [--jobs 2]
         1,000 trivial tasks through nqcsp.parallel.run_tasks on the process pool and on a local Dask
         cluster of as many worker processes; start-up and per-run times printed separately.
+    python -m benchmarks.parallel count [--n 17] [--jobs 2] [--repeat 3]
+        count(n) on the process pool and on a local Dask cluster: end to end (``nqcsp count N --jobs J`` and
+        ``--dask --jobs J`` as fresh processes, alternated, start-up included) and on executors already
+        started and warmed (best of ``--repeat``).
     python -m benchmarks.parallel project TABLE [--workers 64]
         From a ``nqcsp blockades`` text table (its per-board worker seconds), the sweep's tasks as
         ``nqcsp.blockades.plan_tasks`` makes them, scheduled largest first on W workers: the projected wall
@@ -54,6 +58,51 @@ def overhead(tasks: int, jobs: int) -> None:
           f"{dask_start + min(dask_runs) - pool_start - min(pool_runs):+.2f} s including start-up")
 
 
+def _cli_seconds(argv: list[str], expected: int) -> float:
+    import subprocess
+    import sys
+
+    started = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "nqcsp", *argv], capture_output=True, text=True, check=True)
+    elapsed = time.perf_counter() - started
+    assert int(out.stdout.split()[-1]) == expected, out.stdout
+    return elapsed
+
+
+def count_speed(n: int, jobs: int, repeat: int) -> None:
+    from nqcsp.bitboard import count
+    from nqcsp.bitboard.counting import load_kernels
+    from nqcsp.parallel import ProcessPool, dask_executor
+
+    expected = count(n)
+    pool_cli, dask_cli = [], []
+    for _ in range(repeat):
+        pool_cli.append(_cli_seconds(["count", str(n), "--jobs", str(jobs)], expected))
+        dask_cli.append(_cli_seconds(["count", str(n), "--dask", "--jobs", str(jobs)], expected))
+    pool = ProcessPool(jobs)
+    assert count(12, executor=pool) == count(12)                  # the workers start and load the kernels
+    pool_warm = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        assert count(n, executor=pool) == expected
+        pool_warm.append(time.perf_counter() - started)
+    pool.shutdown()
+    dask_warm = []
+    with dask_executor(None, jobs, warm=load_kernels) as executor:
+        assert count(12, executor=executor) == count(12)
+        for _ in range(repeat):
+            started = time.perf_counter()
+            assert count(n, executor=executor) == expected
+            dask_warm.append(time.perf_counter() - started)
+    print(f"count({n}) = {expected} on {jobs} workers, best and median of {repeat}")
+    print(f"{'':<34} {'pool s':>8} {'dask s':>8} {'dask/pool':>10}")
+    for name, pool_s, dask_s in (("end to end (CLI, start-up incl.)", pool_cli, dask_cli),
+                                 ("warm executors", pool_warm, dask_warm)):
+        for which, pick in (("best", min), ("median", lambda xs: sorted(xs)[len(xs) // 2])):
+            print(f"{name + ', ' + which:<34} {pick(pool_s):>8.2f} {pick(dask_s):>8.2f} "
+                  f"{pick(dask_s) / pick(pool_s) - 1:>+10.1%}")
+
+
 def read_table(path: str) -> dict[int, float]:
     seconds = {}
     with open(path, encoding="utf-8") as handle:
@@ -92,12 +141,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     over = sub.add_parser("overhead")
     over.add_argument("--tasks", type=int, default=1000)
     over.add_argument("--jobs", type=int, default=2)
+    speed = sub.add_parser("count")
+    speed.add_argument("--n", type=int, default=17)
+    speed.add_argument("--jobs", type=int, default=2)
+    speed.add_argument("--repeat", type=int, default=3)
     proj = sub.add_parser("project")
     proj.add_argument("table")
     proj.add_argument("--workers", type=int, nargs="+", default=[2, 16, 64])
     args = parser.parse_args(argv)
     if args.what == "overhead":
         overhead(args.tasks, args.jobs)
+    elif args.what == "count":
+        count_speed(args.n, args.jobs, args.repeat)
     else:
         project(args.table, args.workers)
     return 0

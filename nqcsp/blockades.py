@@ -188,6 +188,13 @@ def decide_boards(ns: tuple[int, ...], seed: int = 0, time_limit: float | None =
     return [decide_board(n, seed, time_limit) for n in ns]
 
 
+def load_solvers() -> None:
+    """Load what a sweep's tasks use (construction, backtrack, sat and its proof check) into this process,
+    as before forking workers that will sweep."""
+    for n in (6, 12, 40):
+        decide_board(n)
+
+
 def estimated_seconds(n: int) -> float:
     return _SECONDS_PER_CELL * n * n + 1e-4
 

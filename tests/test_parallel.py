@@ -12,6 +12,7 @@ import time
 import pytest
 from naive import naive_has_solution, naive_is_solution
 
+from nqcsp.bitboard import count as nqcsp_count
 from nqcsp.parallel import InProcess, ProcessPool, WorkerLost, iter_outcomes, run_tasks
 
 
@@ -158,16 +159,37 @@ def test_dask_runs_short_tasks_in_chunks_and_isolates_a_failing_one(dask_client)
 
 
 def test_chunks_follow_the_measured_task_time_and_shrink_towards_the_end():
-    from nqcsp.parallel import CHUNK_S, _ChunkPlanner
+    from nqcsp.parallel import CHUNK_S, TINY_S, _ChunkPlanner
 
     planner = _ChunkPlanner(workers=2)
     assert planner.size(1000) == 1                      # nothing measured yet
-    planner.observe([CHUNK_S / 50] * 4)
-    assert planner.size(10_000) == 50                   # about CHUNK_S of work
+    planner.observe([CHUNK_S / 64] * 4)
+    assert planner.size(10_000) == 64                   # about CHUNK_S of work
     assert planner.size(60) == 10                       # a sixth of what is left (3 per worker)
     assert planner.size(1) == 1
-    planner.observe([10 * CHUNK_S])                     # long tasks go alone
+    planner.observe([CHUNK_S / 64, 2 * TINY_S])         # one task of a chunk is not tiny: alone again
     assert planner.size(10_000) == 1
+    for _ in range(3):                                  # until tiny tasks have been seen for a while
+        planner.observe([TINY_S / 4])
+    assert planner.size(10_000) > 1
+
+
+def kernels_already_loaded():
+    module = sys.modules.get("nqcsp.bitboard.kernels")
+    return module is not None and len(module.count_many.overloads) > 0
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="local Dask workers are forked only on Linux")
+def test_local_cluster_workers_start_with_what_warm_loaded():
+    pytest.importorskip("distributed")
+    from nqcsp.bitboard.counting import load_kernels
+    from nqcsp.parallel import dask_executor
+
+    with dask_executor(None, 2, warm=load_kernels) as executor:
+        loaded = dict(run_tasks(kernels_already_loaded, [()] * 4, executor=executor))
+        total = nqcsp_count(12, executor=executor)
+    assert loaded == dict.fromkeys(range(4), True)
+    assert total == nqcsp_count(12, symmetry=False)
 
 
 def test_cli_runs_on_a_scheduler_given_by_address(dask_client):

@@ -262,6 +262,13 @@ def count_tasks(problem: int | Problem, symmetry: bool = True, target_s: float =
     return _tasks(_as_problem(problem), symmetry, None, None, float(target_s))
 
 
+def load_kernels() -> None:
+    """Load the counting kernels into this process, as before forking workers that will count: the first
+    numba kernel a process loads costs about 0.7 s of numba's own start-up."""
+    for task in count_tasks(8):
+        run_count_task(task)
+
+
 def _count(problem: Problem, symmetry: bool, executor: Executor | None,
            progress: Callable[[int, int], None] | None) -> tuple[int, int]:
     """(solutions, leaves); leaves are the fundamental solutions when the full symmetry applies."""

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from nqcsp.blockades import class_count, iter_sweep
+    from nqcsp.blockades import class_count, iter_sweep, load_solvers
     from nqcsp.parallel import executor_from_args
 
     last = args.first if args.last is None else args.last
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     boards = []
     try:
         with tqdm(total=total, unit="cell", disable=args.no_progress, file=sys.stderr) as bar, \
-                executor_from_args(args) as executor, \
+                executor_from_args(args, warm=load_solvers) as executor, \
                 contextlib.closing(iter_sweep(sizes, executor=executor, seed=args.seed)) as finished:
             for board in finished:
                 boards.append(board)

@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from nqcsp.bitboard import count, count_unique
+    from nqcsp.bitboard.counting import load_kernels
 
     if args.unique and (args.queen or args.no_symmetry):
         print("nqcsp count: --unique counts classes of the empty board; it takes no --queen or "
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     def counted(progress: Callable[[int, int], None] | None = None) -> int:
         if args.jobs is None and args.scheduler is None and not args.dask:
             return count_here(progress)   # threads of this process: no pool to start for a short count
-        with executor_from_args(args) as executor:
+        with executor_from_args(args, warm=load_kernels) as executor:
             return count_here(progress, executor)
 
     def count_here(progress: Callable[[int, int], None] | None, executor: Executor | None = None) -> int:
