@@ -414,3 +414,19 @@ def test_the_generator_check_parses_csplib_output_and_flags_bad_instances(tmp_pa
     assert (row["instances"], row["valid"], row["gave_up"]) == (2, 1, 1)
     assert row["identical"] == (nqcsp.random_completion(6, 2, 0) == [(0, 1), (1, 3)])
     assert len(row["problems"]) == 1 and "seed 1" in row["problems"][0]
+
+
+def test_the_c_counting_reference_counts_what_nqcsp_and_brute_force_count(tmp_path):
+    from benchmarks.counting import build_reference, c_seconds
+    from nqcsp.bitboard import count, count_unique
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    binary = build_reference(cc, str(tmp_path))
+    for n in (5, 6, 7, 8):
+        assert c_seconds(binary, n)[0] == naive_count(n) == count(n)
+    for n in (10, 12):
+        total, _ = c_seconds(binary, n)
+        fundamental = subprocess.run([binary, str(n)], capture_output=True, text=True).stdout.split()[2]
+        assert total == count(n, symmetry=False) and int(fundamental) == count_unique(n)
