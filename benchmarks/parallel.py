@@ -7,6 +7,9 @@
         count(n) on the process pool and on a local Dask cluster: end to end (``nqcsp count N --jobs J`` and
         ``--dask --jobs J`` as fresh processes, alternated, start-up included) and on executors already
         started and warmed (best of ``--repeat``).
+    python -m benchmarks.parallel tasks [--n 17] [--workers 2 16 64]
+        count_tasks(n) run one by one here: how many, their CPU seconds (min, median, max) and the wall time
+        they project onto W workers in the order given (largest estimate first).
     python -m benchmarks.parallel project TABLE [--workers 64]
         From a ``nqcsp blockades`` text table (its per-board worker seconds), the sweep's tasks as
         ``nqcsp.blockades.plan_tasks`` makes them, scheduled largest first on W workers: the projected wall
@@ -103,6 +106,30 @@ def count_speed(n: int, jobs: int, repeat: int) -> None:
                   f"{pick(dask_s) / pick(pool_s) - 1:>+10.1%}")
 
 
+def count_task_sizes(n: int, workers: Sequence[int]) -> None:
+    from nqcsp.bitboard import count, count_tasks, run_count_task
+
+    count(8)                                                   # kernels loaded outside the timings
+    started = time.perf_counter()
+    tasks = count_tasks(n)
+    made = time.perf_counter() - started
+    seconds, total = [], 0
+    for task in tasks:
+        began = time.process_time()
+        total += run_count_task(task)[0]
+        seconds.append(time.process_time() - began)
+    ordered = sorted(seconds)
+    print(f"count({n}) = {total}: {len(tasks)} tasks made in {made:.2f} s; CPU s per task: "
+          f"min {ordered[0]:.3f}, median {ordered[len(ordered) // 2]:.3f}, max {ordered[-1]:.3f}, "
+          f"total {sum(seconds):.1f}")
+    for count_of in workers:
+        loads = [0.0] * count_of
+        for duration in seconds:                             # as submitted: each to the first free worker
+            heapq.heapreplace(loads, loads[0] + duration)
+        ideal = sum(seconds) / count_of
+        print(f"projected on {count_of:>3} workers: {max(loads):7.2f} s (ideal {ideal:7.2f} s)")
+
+
 def read_table(path: str) -> dict[int, float]:
     seconds = {}
     with open(path, encoding="utf-8") as handle:
@@ -145,12 +172,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     speed.add_argument("--n", type=int, default=17)
     speed.add_argument("--jobs", type=int, default=2)
     speed.add_argument("--repeat", type=int, default=3)
+    sizes = sub.add_parser("tasks")
+    sizes.add_argument("--n", type=int, default=17)
+    sizes.add_argument("--workers", type=int, nargs="+", default=[2, 16, 64])
     proj = sub.add_parser("project")
     proj.add_argument("table")
     proj.add_argument("--workers", type=int, nargs="+", default=[2, 16, 64])
     args = parser.parse_args(argv)
     if args.what == "overhead":
         overhead(args.tasks, args.jobs)
+    elif args.what == "tasks":
+        count_task_sizes(args.n, args.workers)
     elif args.what == "count":
         count_speed(args.n, args.jobs, args.repeat)
     else:

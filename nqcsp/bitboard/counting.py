@@ -10,7 +10,6 @@ Dask cluster). Every kernel leaf also counts as one symmetry class searched, whi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -198,17 +197,20 @@ def run_count_task(task: CountTask) -> tuple[int, int]:
     return int(counts[:, 0].sum()) * task.weight, int(counts[:, 1].sum())
 
 
-# Kernel CPU seconds of count(16) with full symmetry on this project's reference machine, and the growth
-# per extra row (count(17) / count(16)); the symmetry used multiplies the work (1/8, 1/2 or all boards).
-_CPU_S_AT_16 = 1.6
-_GROWTH = 7.0
-_WORK_FACTOR = {"full": 1, "mirror": 4, "none": 8}
+# Kernel CPU seconds per search node, as estimated by ``kernels.estimate_nodes``: 12 to 18 ns across the
+# slices of count(16) on this project's 2-core VM (2026-11). Only task sizes depend on it.
+_SECONDS_PER_NODE = 15e-9
+_PROBES = 32                      # random descents per prefix: the estimate costs under 1 ms at n = 16
+_ESTIMATE_SEED = 0x9E3779B97F4A7C15
+_MAX_PREFIXES = 200_000           # deeper prefixes than this split no useful further
 
 
-def estimated_cpu_s(n: int, mode: str = "full") -> float:
-    """Rough kernel CPU seconds to count an empty n-board with the given symmetry (an upper bound with
-    mandatory queens, which only cut the tree)."""
-    return _CPU_S_AT_16 * _GROWTH ** (n - 16) * _WORK_FACTOR[mode]
+def _estimated_nodes(n: int, allowed: np.ndarray, required: np.ndarray, prefixes: np.ndarray,
+                     state: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(prefixes))
+    if len(prefixes):
+        _kernels().estimate_nodes(n, allowed, required, prefixes, _PROBES, state, out)
+    return out
 
 
 def _as_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
@@ -221,42 +223,59 @@ def _as_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
 def _tasks(problem: Problem, symmetry: bool, depth: int | None, batch: int | None,
            target_s: float | None = None) -> list[CountTask]:
     """The count of ``problem`` as tasks of ``batch`` prefixes of ``depth`` rows each; with ``target_s``
-    the depth and batch are chosen so that each task is about that many CPU seconds."""
+    tasks of about that many CPU seconds instead, largest first."""
     n = problem.n
     if n == 0:
         empty = np.zeros(0, np.uint64)
         return [CountTask(0, empty, empty, np.zeros((1, 0), np.int64), 0, 1)]
     if problem.attack is not None:
         return []
-    mode, slices = subproblems(problem, symmetry)
+    _, slices = subproblems(problem, symmetry)
     pieces = [(piece, required_masks(piece.allowed)) for piece in slices]
-    if target_s is not None:
-        wanted = max(1, math.ceil(estimated_cpu_s(n, mode) / target_s))
-        depth = min(_prefix_depth(n), n)
-        while True:
-            found = [_prefixes(piece.allowed, required, depth) for piece, required in pieces]
-            total = sum(len(prefixes) for prefixes in found)
-            # Deeper prefixes split the work finer; stop when there are enough, or well before the leaves.
-            if total >= wanted or depth >= max(1, n // 2):
-                break
-            depth += 1
-        batch = max(1, math.ceil(total / wanted))
-    else:
+    if target_s is None:
         assert depth is not None and batch is not None
         depth = min(depth, n)
+        tasks = []
+        for piece, required in pieces:
+            prefixes = _prefixes(piece.allowed, required, depth)
+            for start in range(0, len(prefixes), batch):
+                tasks.append(CountTask(n, piece.allowed, required, prefixes[start:start + batch], piece.edge,
+                                       piece.weight))
+        return tasks
+    # Each prefix's share of the work is estimated (Knuth's random descents); prefixes get one row deeper
+    # until none alone exceeds a task, then consecutive ones are packed into tasks of about ``target_s``.
+    task_nodes = target_s / _SECONDS_PER_NODE
+    depth = min(_prefix_depth(n), n)
+    state = np.array([_ESTIMATE_SEED], dtype=np.uint64)
+    while True:
         found = [_prefixes(piece.allowed, required, depth) for piece, required in pieces]
-    tasks = []
-    for (piece, required), prefixes in zip(pieces, found, strict=True):
-        for start in range(0, len(prefixes), batch):
-            tasks.append(CountTask(n, piece.allowed, required, prefixes[start:start + batch], piece.edge,
-                                   piece.weight))
-    return tasks
+        sizes = [_estimated_nodes(n, piece.allowed, required, prefixes, state)
+                 for (piece, required), prefixes in zip(pieces, found, strict=True)]
+        largest = max((float(size.max()) for size in sizes if len(size)), default=0.0)
+        # One row deeper multiplies the prefixes by up to n.
+        if (largest <= task_nodes or depth >= max(1, n // 2)
+                or sum(map(len, found)) * n > _MAX_PREFIXES):
+            break
+        depth += 1
+    sized = []
+    for (piece, required), prefixes, size in zip(pieces, found, sizes, strict=True):
+        first, load = 0, 0.0
+        for index in range(len(prefixes)):
+            load += size[index]
+            if load >= task_nodes or index == len(prefixes) - 1:
+                sized.append((load, CountTask(n, piece.allowed, required, prefixes[first:index + 1],
+                                              piece.edge, piece.weight)))
+                first, load = index + 1, 0.0
+    # Largest first: the last tasks to finish are then the small ones, and the workers finish together.
+    sized.sort(key=lambda pair: -pair[0])
+    return [task for _, task in sized]
 
 
 def count_tasks(problem: int | Problem, symmetry: bool = True, target_s: float = 1.0) -> list[CountTask]:
     """The count of ``problem`` split into picklable tasks of about ``target_s`` CPU seconds each (for a
-    cluster): ``sum(run_count_task(t)[0] for t in tasks)`` is ``count(problem)``. The prefix depth grows
-    with n until there are enough tasks; an empty list means no solution (attacking mandatory queens)."""
+    cluster), largest first: ``sum(run_count_task(t)[0] for t in tasks)`` is ``count(problem)``. Each
+    prefix's search is estimated by random descents (``kernels.estimate_nodes``, repeatable: the seed is
+    fixed) and prefixes get deeper until none alone exceeds a task; an empty list means no solution."""
     if isinstance(target_s, bool) or not isinstance(target_s, (int, float)) or not target_s > 0:
         raise ValueError(f"target_s must be a positive number of seconds, got {target_s!r}")
     return _tasks(_as_problem(problem), symmetry, None, None, float(target_s))
