@@ -18,8 +18,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import pickle
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -220,9 +222,6 @@ GUIDED = 3
 def _run_chunk(fn: Callable[..., Any], chunk: list[list[Any]]) -> list[tuple[bool, Any, float]]:
     """Run a chunk of tasks on a worker: per task (ok, value or exception, seconds). A task's exception is
     its own outcome, so the chunk's other tasks still count."""
-    import pickle
-    import time
-
     out = []
     for args in chunk:
         started = time.perf_counter()
@@ -268,8 +267,17 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
     """
     from distributed import as_completed
 
-    workers = max(1, sum(client.nthreads().values()))
-    planner = _ChunkPlanner(workers)
+    planner = _ChunkPlanner(1)
+    checked = [-1.0]
+
+    def in_flight_wanted() -> int:
+        # Two chunks per worker thread. Workers of a cluster that is still scaling up (SLURM jobs starting)
+        # arrive during the run, so their number is asked again, at most once a second.
+        if time.monotonic() - checked[0] >= 1.0:
+            planner.workers = max(1, sum(client.nthreads().values()))
+            checked[0] = time.monotonic()
+        return 2 * planner.workers
+
     queue = list(range(len(tasks)))[::-1]          # next task at the end
     suspects: list[int] = []                        # tasks of a lost chunk, to run alone
     attempts = [0] * len(tasks)
@@ -279,14 +287,16 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
     def submit(indices: list[int]) -> None:
         for index in indices:
             attempts[index] += 1
+        # Arguments travel as lists: Dask reads a tuple whose first item is callable as a task of its own.
         future = client.submit(_run_chunk, fn, [list(tasks[index]) for index in indices], pure=False)
         live[future.key] = (future, indices)
         pending.add(future)
 
     def refill() -> None:
-        while suspects and len(live) < 2 * workers:
+        wanted = in_flight_wanted()
+        while suspects and len(live) < wanted:
             submit([suspects.pop()])
-        while queue and len(live) < 2 * workers:
+        while queue and len(live) < wanted:
             size = planner.size(len(queue))
             submit([queue.pop() for _ in range(size)])
 
