@@ -423,7 +423,10 @@ def test_the_c_counting_reference_counts_what_nqcsp_and_brute_force_count(tmp_pa
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         pytest.skip("no C compiler")
-    binary = build_reference(cc, str(tmp_path))
+    try:
+        binary = build_reference(cc, str(tmp_path))
+    except subprocess.CalledProcessError:
+        pytest.skip(f"{cc} cannot build the C reference here (-march=native)")
     for n in (5, 6, 7, 8):
         assert c_seconds(binary, n)[0] == naive_count(n) == count(n)
     for n in (10, 12):
