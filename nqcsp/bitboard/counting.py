@@ -202,7 +202,7 @@ def run_count_task(task: CountTask) -> tuple[int, int]:
 _SECONDS_PER_NODE = 15e-9
 _PROBES = 32                      # random descents per prefix: the estimate costs under 1 ms at n = 16
 _ESTIMATE_SEED = 0x9E3779B97F4A7C15
-_MAX_PREFIXES = 200_000           # deeper prefixes than this split no useful further
+_MAX_PREFIXES = 200_000           # past this many, deeper prefixes cost more to build than they balance
 
 
 def _estimated_nodes(n: int, allowed: np.ndarray, required: np.ndarray, prefixes: np.ndarray,
