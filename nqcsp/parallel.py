@@ -21,6 +21,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, ProcessPoolExecutor, wait
@@ -383,14 +384,23 @@ _QUIET_LOCAL_CLUSTER = {
 }
 
 
+def _can_fork_workers() -> bool:
+    """Whether a local cluster may fork its workers from this process: only on Linux, and only when this
+    process runs no thread of its own. A thread that holds a lock at the fork (a log stream's, say) leaves
+    it held forever in the child: a worker forked inside a test process whose other Dask cluster was
+    logging hung in ``StreamHandler.flush`` and the cluster never started."""
+    return sys.platform == "linux" and threading.active_count() == 1
+
+
 @contextlib.contextmanager
 def dask_executor(address: str | None = None, jobs: int | None = None,
                   warm: Callable[[], object] | None = None) -> Iterator[Executor]:
     """An Executor on the Dask scheduler at ``address``, or on a local cluster of ``jobs`` processes.
 
-    On Linux the local cluster's workers are forked from this process after ``warm()`` has run here, so
-    they start with whatever it loaded: a spawned worker spent about 1.4 s importing numba and loading
-    its kernels before its first task, and starting the cluster took 2.4 s instead of 0.8 s.
+    On Linux, called from a process with no other threads, the local cluster's workers are forked from
+    this process after ``warm()`` has run here, so they start with whatever it loaded: a spawned worker
+    spent about 1.4 s importing numba and loading its kernels before its first task, and starting the
+    cluster took 2.4 s instead of 0.8 s. Anywhere else they are spawned, and ``warm`` is not called.
     """
     distributed = _import_distributed()
     import logging
@@ -400,9 +410,9 @@ def dask_executor(address: str | None = None, jobs: int | None = None,
     cluster = None
     with contextlib.ExitStack() as stack:
         if address is None:
-            if sys.platform == "linux":
-                if warm is not None:
-                    warm()
+            if _can_fork_workers() and warm is not None:
+                warm()
+            if _can_fork_workers():       # again: warm() may have left threads of its own running
                 # Held for the cluster's life: the nanny reads it again to restart a worker that died.
                 stack.enter_context(dask.config.set({"distributed.worker.multiprocessing-method": "fork"}))
             stack.enter_context(dask.config.set(_QUIET_LOCAL_CLUSTER))

@@ -12,7 +12,6 @@ import time
 import pytest
 from naive import naive_has_solution, naive_is_solution
 
-from nqcsp.bitboard import count as nqcsp_count
 from nqcsp.parallel import InProcess, ProcessPool, WorkerLost, iter_outcomes, run_tasks
 
 
@@ -174,22 +173,52 @@ def test_chunks_follow_the_measured_task_time_and_shrink_towards_the_end():
     assert planner.size(10_000) > 1
 
 
+WARM_WORKERS_SCRIPT = """
+import sys
+from nqcsp.bitboard import count
+from nqcsp.bitboard.counting import load_kernels
+from nqcsp.parallel import dask_executor, run_tasks
+
+
 def kernels_already_loaded():
     module = sys.modules.get("nqcsp.bitboard.kernels")
     return module is not None and len(module.count_many.overloads) > 0
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="local Dask workers are forked only on Linux")
-def test_local_cluster_workers_start_with_what_warm_loaded():
-    pytest.importorskip("distributed")
-    from nqcsp.bitboard.counting import load_kernels
-    from nqcsp.parallel import dask_executor
+if __name__ == "__main__":
+    warm = load_kernels if sys.argv[1] == "warm" else None
+    with dask_executor(None, 2, warm=warm) as executor:
+        loaded = sorted(set(value for _, value in run_tasks(kernels_already_loaded, [()] * 4,
+                                                              executor=executor)))
+        total = count(12, executor=executor)
+    print(loaded, total == count(12, symmetry=False))
+"""
 
-    with dask_executor(None, 2, warm=load_kernels) as executor:
-        loaded = dict(run_tasks(kernels_already_loaded, [()] * 4, executor=executor))
-        total = nqcsp_count(12, executor=executor)
-    assert loaded == dict.fromkeys(range(4), True)
-    assert total == nqcsp_count(12, symmetry=False)
+
+@pytest.mark.skipif(sys.platform != "linux", reason="local Dask workers are forked only on Linux")
+@pytest.mark.parametrize("warm", ["warm", "cold"])
+def test_local_cluster_workers_start_with_what_warm_loaded(tmp_path, warm):
+    pytest.importorskip("distributed")
+    # A fresh process, as the CLI is: this test process runs other threads (the fixture's cluster), and
+    # from such a process workers are spawned, not forked.
+    script = tmp_path / "warm_workers.py"
+    script.write_text(WARM_WORKERS_SCRIPT)
+    out = subprocess.run([sys.executable, str(script), warm], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ([f"[{warm == 'warm'}]", "True"]), out.stdout
+
+
+def test_workers_are_not_forked_from_a_process_running_threads():
+    from nqcsp.parallel import _can_fork_workers
+
+    stop = threading.Event()
+    helper = threading.Thread(target=stop.wait)
+    helper.start()
+    try:
+        assert not _can_fork_workers()
+    finally:
+        stop.set()
+        helper.join()
 
 
 def test_cli_runs_on_a_scheduler_given_by_address(dask_client):

@@ -43,8 +43,9 @@ def run(args: argparse.Namespace) -> int:
     total = sum(class_count(n) for n in sizes)
     boards = []
     try:
-        with tqdm(total=total, unit="cell", disable=args.no_progress, file=sys.stderr) as bar, \
-                executor_from_args(args, warm=load_solvers) as executor, \
+        # The executor before the bar: the bar's monitor thread would keep a local cluster from forking.
+        with executor_from_args(args, warm=load_solvers) as executor, \
+                tqdm(total=total, unit="cell", disable=args.no_progress, file=sys.stderr) as bar, \
                 contextlib.closing(iter_sweep(sizes, executor=executor, seed=args.seed)) as finished:
             for board in finished:
                 boards.append(board)

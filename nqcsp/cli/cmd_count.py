@@ -4,6 +4,7 @@ the exact number of solutions, or of fundamental solutions (one per symmetry cla
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import threading
 from collections.abc import Callable
@@ -40,30 +41,30 @@ def run(args: argparse.Namespace) -> int:
               "--no-symmetry", file=sys.stderr)
         return EXIT_USAGE
 
-    def counted(progress: Callable[[int, int], None] | None = None) -> int:
-        if args.jobs is None and args.scheduler is None and not args.dask:
-            return count_here(progress)   # threads of this process: no pool to start for a short count
-        with executor_from_args(args, warm=load_kernels) as executor:
-            return count_here(progress, executor)
-
-    def count_here(progress: Callable[[int, int], None] | None, executor: Executor | None = None) -> int:
+    def count_here(progress: Callable[[int, int], None] | None, executor: Executor | None) -> int:
         if args.unique:
             return count_unique(args.n, executor=executor, progress=progress)
         return count(args.n, args.queen, symmetry=not args.no_symmetry, executor=executor, progress=progress)
 
     show = sys.stderr.isatty() and args.n >= PROGRESS_FROM_N
-    if not show:
-        print(counted())
-        return EXIT_OK
-    from tqdm import tqdm
+    with contextlib.ExitStack() as stack:
+        executor = None
+        if args.jobs is not None or args.scheduler is not None or args.dask:
+            # Before the progress bar: its monitor thread would keep a local cluster from forking its workers.
+            executor = stack.enter_context(executor_from_args(args, warm=load_kernels))
+        # Without flags: threads of this process, no pool to start for a short count.
+        progress = None
+        if show:
+            from tqdm import tqdm
 
-    lock = threading.Lock()
-    with tqdm(total=0, unit="task", file=sys.stderr, delay=0.5, leave=False) as bar:
-        def progress(done: int, total: int) -> None:
-            with lock:
-                bar.total = total
-                bar.update(done - bar.n)   # update(), not a set n: only update() honours `delay`
+            bar = stack.enter_context(tqdm(total=0, unit="task", file=sys.stderr, delay=0.5, leave=False))
+            lock = threading.Lock()
 
-        result = counted(progress)
+            def progress(done: int, total: int) -> None:
+                with lock:
+                    bar.total = total
+                    bar.update(done - bar.n)   # update(), not a set n: only update() honours `delay`
+
+        result = count_here(progress, executor)
     print(result)
     return EXIT_OK
