@@ -53,18 +53,19 @@ def run(args: argparse.Namespace) -> int:
             # Before the progress bar: its monitor thread would keep a local cluster from forking its workers.
             executor = stack.enter_context(executor_from_args(args, warm=load_kernels))
         # Without flags: threads of this process, no pool to start for a short count.
-        progress = None
+        progress: Callable[[int, int], None] | None = None
         if show:
             from tqdm import tqdm
 
             bar = stack.enter_context(tqdm(total=0, unit="task", file=sys.stderr, delay=0.5, leave=False))
             lock = threading.Lock()
 
-            def progress(done: int, total: int) -> None:
+            def report(done: int, total: int) -> None:
                 with lock:
                     bar.total = total
                     bar.update(done - bar.n)   # update(), not a set n: only update() honours `delay`
 
+            progress = report
         result = count_here(progress, executor)
     print(result)
     return EXIT_OK
