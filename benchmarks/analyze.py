@@ -234,6 +234,15 @@ def _legend(ax: Any, **where: Any) -> None:
         ax.legend(fontsize="small", **where)
 
 
+def _annotate(ax: Any, xlabel: str, ylabel: str, title: str) -> None:
+    """Axis labels, title, a log-friendly grid and the legend: how every single-panel plot is dressed."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    _legend(ax)
+
+
 def plot_time_vs_n(records: list[Record], path: Path) -> Path:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
@@ -246,11 +255,7 @@ def plot_time_vs_n(records: list[Record], path: Path) -> Path:
         ax.plot(ns, [statistics.median(points[n]) for n in ns], marker="o", ms=3, label=config)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("n (board size)")
-    ax.set_ylabel("wall-clock seconds (median of decided runs)")
-    ax.set_title("Time against n")
-    ax.grid(True, which="both", alpha=0.3)
-    _legend(ax)
+    _annotate(ax, "n (board size)", "wall-clock seconds (median of decided runs)", "Time against n")
     return _save(plt, fig, path)
 
 
@@ -265,11 +270,7 @@ def plot_cactus(records: list[Record], path: Path) -> Path:
         times.sort()
         ax.step(range(1, len(times) + 1), times, where="post", label=f"{config} ({len(times)})")
     ax.set_yscale("log")
-    ax.set_xlabel("instances solved correctly")
-    ax.set_ylabel("time limit needed (s)")
-    ax.set_title("Cactus plot")
-    ax.grid(True, which="both", alpha=0.3)
-    _legend(ax)
+    _annotate(ax, "instances solved correctly", "time limit needed (s)", "Cactus plot")
     return _save(plt, fig, path)
 
 
@@ -301,11 +302,8 @@ def plot_completion(records: list[Record], path: Path) -> Path | None:
         ax.scatter([rank[r["instance"]] for r in failed], [r["timeout"] for r in failed], s=14, marker="x",
                    color=line.get_facecolor()[0])
     ax.set_yscale("log")
-    ax.set_xlabel("instance, easiest first (by the fastest correct answer)")
-    ax.set_ylabel("wall-clock seconds (x: undecided at the timeout)")
-    ax.set_title("Completion instances by difficulty")
-    ax.grid(True, which="both", alpha=0.3)
-    _legend(ax)
+    _annotate(ax, "instance, easiest first (by the fastest correct answer)",
+              "wall-clock seconds (x: undecided at the timeout)", "Completion instances by difficulty")
     if sweep:
         _plot_sweep(axes[0][1], completion, by_config)
     return _save(plt, fig, path)
@@ -391,11 +389,9 @@ def plot_phase(records: list[Record], path: Path) -> Path | None:
         ax.axvline(0.19 * free * free, color=line.get_color(), ls=":", lw=1)
     ax.set_xscale("log")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("n (board size); dotted: the peak n = 0.19 (n - m)^2")
-    ax.set_ylabel("fraction of instances with a completion")
-    ax.set_title("Completion phase transition (fixed free rows n - m)")
-    ax.grid(True, which="both", alpha=0.3)
-    _legend(ax)
+    _annotate(ax, "n (board size); dotted: the peak n = 0.19 (n - m)^2",
+              "fraction of instances with a completion",
+              "Completion phase transition (fixed free rows n - m)")
     return _save(plt, fig, path)
 
 
