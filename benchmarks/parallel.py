@@ -123,11 +123,8 @@ def count_task_sizes(n: int, workers: Sequence[int]) -> None:
           f"min {ordered[0]:.3f}, median {ordered[len(ordered) // 2]:.3f}, max {ordered[-1]:.3f}, "
           f"total {sum(seconds):.1f}")
     for count_of in workers:
-        loads = [0.0] * count_of
-        for duration in seconds:                             # as submitted: each to the first free worker
-            heapq.heapreplace(loads, loads[0] + duration)
-        ideal = sum(seconds) / count_of
-        print(f"projected on {count_of:>3} workers: {max(loads):7.2f} s (ideal {ideal:7.2f} s)")
+        projected, ideal = makespan(seconds, count_of, in_order=True), sum(seconds) / count_of
+        print(f"projected on {count_of:>3} workers: {projected:7.2f} s (ideal {ideal:7.2f} s)")
 
 
 def read_table(path: str) -> dict[int, float]:
@@ -140,10 +137,11 @@ def read_table(path: str) -> dict[int, float]:
     return seconds
 
 
-def makespan(durations: Sequence[float], workers: int) -> float:
-    """Largest first onto the least loaded worker, as the sweep submits them."""
+def makespan(durations: Sequence[float], workers: int, *, in_order: bool = False) -> float:
+    """Each task onto the least loaded worker: largest first, as the blockade sweep submits them, or
+    ``in_order`` as given (count tasks come ordered by their estimate, not by the time they took)."""
     loads = [0.0] * workers
-    for duration in sorted(durations, reverse=True):
+    for duration in (durations if in_order else sorted(durations, reverse=True)):
         heapq.heapreplace(loads, loads[0] + duration)
     return max(loads)
 
