@@ -130,9 +130,8 @@ def _window(executor: Executor) -> int | None:
         return 2 * executor.max_workers
     if isinstance(executor, ProcessPoolExecutor):
         return 2 * executor._max_workers  # type: ignore[attr-defined]
-    # Anything else, Dask's ClientExecutor included, gets every task at once: Dask's scheduler balances
-    # them and reruns the tasks of a lost worker itself, and a window of a few tasks per worker made 1,000
-    # trivial tasks take 14.5 s instead of (measured after) a few.
+    # Anything else (a thread pool, another engine's executor) gets every task at once: its size is unknown
+    # here. Dask's executor never comes this way: iter_outcomes hands it to _dask_outcomes.
     return None
 
 
