@@ -46,9 +46,10 @@ class Policy:
     complete_order: tuple[str, ...] = ("backtrack", "sat", "cpsat")
     open_board_order: tuple[str, ...] = ("sat", "backtrack", "cpsat")
     backtrack_first_free_up_to: int = 20
-    # CP-SAT's fastest first solutions come from the Boolean grid (benchmarks/results/cpsat.md).
+    # CP-SAT is the last resort here: its AllDifferent model on the residual board (free rows only), never
+    # the Boolean model of the full n x n grid, which at n = 5,000 would cost minutes to load.
     backend_options: dict[str, dict[str, Any]] = field(
-        default_factory=lambda: {"cpsat": {"model": "boolean"}})
+        default_factory=lambda: {"cpsat": {"model": "alldiff"}})
 
 
 POLICY = Policy()
@@ -154,8 +155,19 @@ def _disagreement(problem: Problem, unsat: list[Result], sat: Result) -> str:
 
 def _why_undecided(limits: Limits, claims: list[Result], stages: list[dict[str, Any]]) -> str:
     if claims:
-        return (f"{claims[0].solver} answered UNSAT but no second method confirmed it"
-                + (f" ({time_limit_reason('confirm', limits.time_limit)})" if limits.expired() else ""))
+        first = claims[0]
+        details = first.certificate.details if first.certificate is not None else {}
+        # The claim's own account (what the decision took, why its proof went unchecked), then the
+        # stages that tried to confirm it.
+        said = [str(details.get("unchecked") or f"{first.solver} answered UNSAT")]
+        if details.get("no_proof"):
+            said.append(f"no proof: {details['no_proof']}")
+        claimed_at = next((at for at, stage in enumerate(stages)
+                           if stage["solver"] == first.solver and stage["status"] == "UNSAT"), len(stages))
+        said += [f"{stage['solver']}: {stage[REASON]}" for stage in stages[claimed_at + 1:]
+                 if REASON in stage]
+        tail = f" ({time_limit_reason('confirm', limits.time_limit)})" if limits.expired() else ""
+        return "; ".join(said) + "; no second method confirmed it" + tail
     if limits.expired():
         return time_limit_reason("search", limits.time_limit)
     said = [f"{stage['solver']}: {stage[REASON]}" for stage in stages if REASON in stage]

@@ -125,9 +125,13 @@ def test_backend_unsat_on_blockades_confirmed_by_naive(n):
     for r in range(n):
         for c in range(n):
             result = solve(n, [(r, c)], solver="backtrack")
+            claim = solve(n, [(r, c)], solver="backtrack", proof=False)
             if (r, c) in blocked:
-                assert result.status is Status.UNSAT
-                assert result.certificate.kind == "exhaustive" and result.certificate.details["nodes"] >= 0
+                assert result.status is claim.status is Status.UNSAT
+                # The search tree is the proof, checked by nqcsp.lrat; without it, an unchecked claim.
+                assert result.certificate.kind == "lrat" and result.certificate.checked_by == ("nqcsp-lrat",)
+                assert claim.certificate.kind == "exhaustive" and not claim.certificate.checked
+                assert claim.certificate.details["nodes"] > 0
             else:
                 assert result.status is Status.SAT
                 assert naive_is_solution(n, result.column_tuple(), [(r, c)])

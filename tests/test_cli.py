@@ -121,10 +121,13 @@ def test_exit_3_names_the_stage_that_ran_out():
 
 
 def test_exit_5_for_an_unchecked_claim_and_1_only_with_a_checked_certificate():
-    claim = nqcsp("solve", "6", "--queen", "1,1", "--solver", "backtrack")
+    claim = nqcsp("solve", "6", "--queen", "1,1", "--solver", "cpsat")
     assert claim.returncode == 5 and "claim" in claim.stdout
     proven = nqcsp("solve", "6", "--queen", "1,1")
     assert proven.returncode == 1 and "checked by" in proven.stdout
+    # The backtracker's search tree is its own proof: one backend, checked all the same.
+    searched = nqcsp("solve", "6", "--queen", "1,1", "--solver", "backtrack")
+    assert searched.returncode == 1 and "lrat, checked by nqcsp-lrat" in searched.stdout
 
 
 def test_exit_4_and_one_line_for_an_internal_failure(tmp_path):

@@ -10,6 +10,7 @@ from naive import naive_has_solution, naive_is_solution
 
 from nqcsp import Problem, Status, random_completion, solve
 from nqcsp.bitboard.residual_search import first_solution, state_bytes, words_for
+from nqcsp.certify import recheck
 from nqcsp.limits import Limits
 from nqcsp.residual import residual_of
 from nqcsp.solvers.backtrack import BacktrackSolver
@@ -30,7 +31,11 @@ def check_against_naive(n, queens):
     else:
         assert result.status is Status.UNSAT, (n, queens)
         assert result.certificate is not None and not result.certificate.checked
-        assert result.certificate.kind in ("exhaustive", "attack")
+        assert result.certificate.kind in ("lrat", "attack")
+        if result.certificate.kind == "lrat":
+            # The search's own proof, checked from the problem alone by the independent LRAT checker.
+            checked = recheck(Problem(n, queens), result.certificate, Limits.unlimited())
+            assert checked.checked_by == ("nqcsp-lrat",), checked.details.get("unchecked")
     return result
 
 
@@ -59,8 +64,8 @@ def test_random_triples_agree_with_brute_force(n):
 def test_exhaustive_certificate_names_the_residual_board():
     problem = Problem(8, [(0, 0), (1, 2)])   # no completion, and no empty free line
     assert residual_of(problem).empty_line() is None and not naive_has_solution(8, problem.queens)
-    result = backend(problem)
-    assert result.status is Status.UNSAT
+    result = SOLVER.solve(problem, limits=Limits.unlimited(), proof=False)
+    assert result.status is Status.UNSAT and result.certificate.kind == "exhaustive"
     details = result.certificate.details
     assert details["free_rows"] == list(range(2, 8)) and details["free_cols"] == [1, 3, 4, 5, 6, 7]
     assert details["cells"] == residual_of(problem).cell_count and details["nodes"] >= 1
@@ -155,5 +160,7 @@ def test_multi_word_unsat_agrees_with_cpsat_and_the_transposed_board(cpsat_ready
     assert residual_of(problem).empty_line() is None
     result = backend(problem)
     assert result.status is Status.UNSAT and result.certificate.details["nodes"] >= 1
+    # Its proof spans two-word bit-sets and still checks.
+    assert recheck(problem, result.certificate, Limits.unlimited()).checked_by == ("nqcsp-lrat",)
     assert solve(n, queens, solver="cpsat", time_limit=30).status is Status.UNSAT
     assert backend(Problem(n, [(c, r) for r, c in queens])).status is Status.UNSAT

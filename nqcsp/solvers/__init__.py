@@ -68,7 +68,8 @@ _SPECS: tuple[BackendSpec, ...] = (
                         low=0, high=_BIG))),
     BackendSpec("backtrack", "nqcsp.solvers.backtrack", "BacktrackSolver", True, ("numba",),
                 "multi-word bitboard DFS on the residual board, most constrained row or column first, "
-                "forward checking; exhaustive proofs",
+                "forward checking; its search tree is an LRAT proof on UNSAT",
+                (Option("proof", True, "bool", "write an LRAT refutation of the reference statement"),),
                 max_free=512),
     BackendSpec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
                 "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration",
