@@ -341,7 +341,21 @@ def test_json_keeps_sizes_and_hashes_and_the_files_keep_the_bytes(tmp_path, caps
     other = (tmp_path / "statement.cnf").read_text().replace("c queens 0,0", "c queens 0,1")
     (tmp_path / "other.cnf").write_text(other)
     code, text = check(str(tmp_path / "other.cnf"), str(tmp_path / "proof.drat"))
-    assert code == 0 and "NOT the reference CNF of n=6 queens=0,1" in text
+    assert code == 1 and "NOT the reference CNF of n=6 queens=0,1" in text
+    assert check("--any-cnf", str(tmp_path / "other.cnf"), str(tmp_path / "proof.drat"))[0] == 0
+    # One added clause: the proof stays valid for that CNF, which is not the board's statement.
+    lines = (tmp_path / "statement.cnf").read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("p cnf"))
+    _, _, variables, count = lines[header].split()
+    lines[header] = f"p cnf {variables} {int(count) + 1}"
+    (tmp_path / "extra.cnf").write_text("\n".join([*lines, "1 2 0"]) + "\n")
+    code, text = check(str(tmp_path / "extra.cnf"), str(tmp_path / "proof.drat"))
+    assert code == 1 and "NOT the reference CNF" in text and "not the reference statement" in text
+    # A forged header naming a 3000-board above this small formula is refused from its size alone.
+    forged = (tmp_path / "statement.cnf").read_text().replace("c n 6", "c n 3000")
+    (tmp_path / "forged.cnf").write_text(forged)
+    code, text = check(str(tmp_path / "forged.cnf"), str(tmp_path / "proof.drat"))
+    assert code == 1 and "NOT the reference CNF of n=3000" in text
 
 
 def test_export_writes_the_reference_statement(tmp_path):

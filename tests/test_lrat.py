@@ -264,3 +264,24 @@ def test_random_bytes_never_crash_the_checker(garbage):
     cnf = reference_cnf(Problem(4, [(0, 0)])).dimacs()
     assert not check_lrat(cnf, garbage).ok
     assert not check_lrat(garbage, garbage).ok
+
+
+def test_proof_dir_writes_the_lrat_pair_and_check_proof_accepts_only_it(tmp_path):
+    import subprocess
+    import sys
+
+    def nqcsp(*args):
+        return subprocess.run([sys.executable, "-m", "nqcsp", *args], capture_output=True, text=True,
+                              timeout=120)
+
+    solved = nqcsp("solve", "8", "--queen", "0,0", "--queen", "1,2", "--proof-dir", str(tmp_path))
+    assert solved.returncode == 1 and "lrat, checked by nqcsp-lrat" in solved.stdout
+    cnf, proof = tmp_path / "statement.cnf", tmp_path / "proof.lrat"
+    assert cnf.read_bytes() == reference_cnf(Problem(8, [(0, 0), (1, 2)])).dimacs()
+    checked = nqcsp("check-proof", str(cnf), str(proof))
+    assert checked.returncode == 0 and "valid" in checked.stdout and "n=8 queens=0,0 1,2" in checked.stdout
+    steps = decode(proof.read_bytes())
+    (tmp_path / "bad.lrat").write_bytes(encode(steps[1:]))
+    assert nqcsp("check-proof", str(cnf), str(tmp_path / "bad.lrat")).returncode == 1
+    (tmp_path / "proof.txt").write_bytes(text(steps))
+    assert nqcsp("check-proof", "--format", "lrat", str(cnf), str(tmp_path / "proof.txt")).returncode == 0

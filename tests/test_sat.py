@@ -273,8 +273,12 @@ def test_check_proof_cli_exit_codes(tmp_path):
         return subprocess.run([sys.executable, "-m", "nqcsp", "check-proof", *args], capture_output=True,
                               text=True, timeout=120)
 
-    assert run(str(cnf), str(good)).returncode == 0
-    assert run(str(cnf), str(truncated)).returncode == 1
+    # A commander CNF is not the reference statement: a valid proof of it proves nothing about a board,
+    # unless the plain check is asked for.
+    plain = run(str(cnf), str(good))
+    assert plain.returncode == 1 and "not the reference statement" in plain.stdout
+    assert run("--any-cnf", str(cnf), str(good)).returncode == 0
+    assert run("--any-cnf", str(cnf), str(truncated)).returncode == 1
     bad = run(str(cnf), str(garbage))
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert run(str(good), str(good)).returncode == 2          # a proof is not a CNF

@@ -51,8 +51,9 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
                         help="memory the call may use, e.g. 2G (default: what is available now)")
     parser.add_argument("--seed", type=int, default=None, metavar="K", help="random seed")
     parser.add_argument("--proof-dir", metavar="DIR", default=None,
-                        help="write the UNSAT certificate to DIR: certificate.json, and for a DRAT proof "
-                             "statement.cnf and proof.drat (check them with 'nqcsp check-proof')")
+                        help="write the UNSAT certificate to DIR: certificate.json, and for a proof "
+                             "statement.cnf with proof.lrat or proof.drat (check them with 'nqcsp "
+                             "check-proof')")
 
 
 def run(args: argparse.Namespace) -> int:
