@@ -44,8 +44,10 @@ def _clear(masks, counts, level, line, bit):
 
 
 @njit(cache=True, nogil=True)
-def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j):
-    """Level depth + 1 = level ``depth`` with a queen on (free row i, free column j)."""
+def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j, removed_by):
+    """Level depth + 1 = level ``depth`` with a queen on (free row i, free column j). ``removed_by[i', j']``
+    becomes ``depth`` for every cell this queen takes away (a proof names the clause that did it; an
+    entry is only read for a cell missing on the current path, whose last removal is on that path)."""
     level = depth + 1
     masks[level] = masks[depth]
     counts[level] = counts[depth]
@@ -55,7 +57,9 @@ def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, dep
         while word != ZERO:
             low = word & (~word + ONE)
             word ^= low
-            _clear(masks, counts, level, k + w * 64 + _index(low), i)
+            jj = w * 64 + _index(low)
+            _clear(masks, counts, level, k + jj, i)
+            removed_by[i, jj] = depth
         masks[level, i, w] = ZERO
     counts[level, i] = PLACED
     for w in range(words):
@@ -63,7 +67,9 @@ def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, dep
         while word != ZERO:
             low = word & (~word + ONE)
             word ^= low
-            _clear(masks, counts, level, w * 64 + _index(low), j)
+            ii = w * 64 + _index(low)
+            _clear(masks, counts, level, ii, j)
+            removed_by[ii, j] = depth
         masks[level, k + j, w] = ZERO
     counts[level, k + j] = PLACED
     # The two diagonals through (r, c) cross each open row at most twice.
@@ -78,6 +84,7 @@ def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, dep
                 jj = col_index[target]
                 if jj >= 0 and _clear(masks, counts, level, other, jj):
                     _clear(masks, counts, level, k + jj, other)
+                    removed_by[other, jj] = depth
 
 
 @njit(cache=True, nogil=True)
@@ -143,31 +150,26 @@ def _put(out, at, value):
     return at + 1
 
 
-@njit(cache=True, nogil=True)
-def _attacker(rows, cols, picks, depth, i, j):
-    """The first decision that removed cell (free row i, free column j), and how: 0 the same row, 1 the
-    same column, 2 the same r + c, 3 the same r - c; (-1, -1) when none did (a bug: the proof stops)."""
-    r = rows[i]
-    c = cols[j]
-    for t in range(depth):
-        ti = picks[t, 0]
-        tj = picks[t, 1]
-        if ti == i:
-            return t, 0
-        if tj == j:
-            return t, 1
-        tr = rows[ti]
-        tc = cols[tj]
-        if tr + tc == r + c:
-            return t, 2
-        if tr - tc == r - c:
-            return t, 3
-    return -1, -1
+@njit(cache=True, nogil=True, inline="always")
+def _relation(rows, cols, picks, t, i, j):
+    """How decision t attacks cell (free row i, free column j): 0 the same row, 1 the same column, 2 the
+    same r + c, 3 the same r - c; -1 when it does not (a bug: the proof stops)."""
+    ti = picks[t, 0]
+    tj = picks[t, 1]
+    if ti == i:
+        return 0
+    if tj == j:
+        return 1
+    if rows[ti] + cols[tj] == rows[i] + cols[j]:
+        return 2
+    if rows[ti] - cols[tj] == rows[i] - cols[j]:
+        return 3
+    return -1
 
 
 @njit(cache=True, nogil=True)
-def _learn(k, words, rows, cols, masks, picks, depth, failed, branched, cells, pairs, alo, children,
-           child_start, out, proof_state):
+def _learn(k, words, rows, cols, masks, picks, removed_by, depth, failed, branched, cells, pairs, alo,
+           children, child_start, out, proof_state):
     """Write the lemma of a failed node as one binary LRAT addition: the clause "not all of this node's
     decisions", implied by unit propagation along its hints. The hints: the binary at-most-one clause
     through which a decision removed each cell of the ``failed`` line from the statement's at-least-one
@@ -195,8 +197,9 @@ def _learn(k, words, rows, cols, masks, picks, depth, failed, branched, cells, p
                 i, j = failed, index
             else:
                 i, j = index, failed - k
-            t, relation = _attacker(rows, cols, picks, depth, i, j)
-            if t < 0:
+            t = removed_by[i, j]
+            relation = _relation(rows, cols, picks, t, i, j) if 0 <= t < depth else -1
+            if relation < 0:
                 proof_state[3] = 1
                 return
             line = cells[i, j, 1 + relation]
@@ -225,7 +228,7 @@ def _learn(k, words, rows, cols, masks, picks, depth, failed, branched, cells, p
 
 @njit(cache=True, nogil=True)
 def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score, picks, stats,
-           budget, order, proof, cells, pairs, alo, children, child_start, out, proof_state):
+           budget, order, removed_by, proof, cells, pairs, alo, children, child_start, out, proof_state):
     """Resumable DFS, at most ``budget`` nodes per call; ``stats`` = depth, nodes, outcome (0 running,
     1 solution in ``picks[:k]`` as (free row, free column) pairs, -1 exhausted: no solution).
 
@@ -266,8 +269,8 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
                         break
             if best_count == 0:
                 if proof:
-                    _learn(k, words, rows, cols, masks, picks, depth, best, False, cells, pairs, alo,
-                           children, child_start, out, proof_state)
+                    _learn(k, words, rows, cols, masks, picks, removed_by, depth, best, False, cells, pairs,
+                           alo, children, child_start, out, proof_state)
                 depth -= 1
                 continue
             chosen = best
@@ -281,8 +284,8 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
         index = _next(words, remaining[depth], score[depth], order)
         if index < 0:
             if proof:
-                _learn(k, words, rows, cols, masks, picks, depth, chosen, True, cells, pairs, alo,
-                       children, child_start, out, proof_state)
+                _learn(k, words, rows, cols, masks, picks, removed_by, depth, chosen, True, cells, pairs,
+                       alo, children, child_start, out, proof_state)
             line[depth] = -1
             depth -= 1
             continue
@@ -292,7 +295,7 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
             i, j = index, chosen - k
         picks[depth, 0] = i
         picks[depth, 1] = j
-        _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j)
+        _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j, removed_by)
         nodes += 1
         spent += 1
         depth += 1

@@ -29,10 +29,10 @@ def words_for(free: int) -> int:
 
 def state_bytes(free: int, span: int) -> int:
     """Bytes of the search state for ``free`` free lines whose columns span ``span`` full-board columns:
-    per level, every line's mask and count; plus the column lookup."""
+    per level, every line's mask and count; plus the column lookup and which level took each cell."""
     words = words_for(free)
     levels = free + 1
-    return levels * (2 * free * (words + 1) + words + free + 1) * 8 + 4 * span + 16 * free
+    return levels * (2 * free * (words + 1) + words + free + 1) * 8 + 4 * span + 16 * free + 4 * free * free
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,7 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
     picks = np.zeros((k, 2), dtype=np.int64)
     score = np.zeros((k + 1, k), dtype=np.int64)
     stats = np.zeros(3, dtype=np.int64)   # depth, nodes, outcome
+    removed_by = np.zeros((k, k), dtype=np.int32)  # the level whose queen took each cell away
     proving = proof is not None and sink is not None
     if proof is not None and sink is not None:
         cells, pairs, alo = proof.cells, proof.pairs, proof.alo
@@ -120,8 +121,8 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
         chunk_started = time.perf_counter()
         nodes_before = int(stats[1])
         kernels.search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score,
-                       picks, stats, budget, order, proving, cells, pairs, alo, children, child_start, out,
-                       proof_state)
+                       picks, stats, budget, order, removed_by, proving, cells, pairs, alo, children,
+                       child_start, out, proof_state)
         if proving:
             if proof_state[3]:
                 raise RuntimeError("the proof kernel found a removed cell that no decision removed")
