@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from interrupting import interrupt_when, start_interruptible
 from naive import naive_has_solution, naive_is_solution
-from test_parallel import interrupt_when
 
 import nqcsp
 from nqcsp.blockades import (
@@ -119,9 +119,8 @@ def test_sweep_on_a_spawned_pool(tmp_path):
 
 @pytest.mark.slow  # 6 s: it must wait for the workers to load their kernels and finish a first board
 def test_ctrl_c_writes_the_finished_boards_and_exits_130():
-    proc = subprocess.Popen([sys.executable, "-m", "nqcsp", "blockades", "1", "400", "--jobs", "2"],
-                            start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_interruptible([sys.executable, "-m", "nqcsp", "blockades", "1", "400", "--jobs", "2",
+                                "--progress"])
     # Interrupt once a first board is reported by the progress bar (largest boards come first).
     rc, out, err, took = interrupt_when(
         proc, lambda out, err: any(int(done) for done in re.findall(r"\| *(\d+)/\d+", err)))
