@@ -209,6 +209,12 @@ def test_a_tiny_suite_runs_end_to_end_and_every_answer_checks(tiny_run):
     assert all(r["correct"] is not False for r in judge(records))
 
 
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, capsys):
+    suite = {"family": "small", "params": {"sizes": [4, 5]}, "configs": ["construct"], "timeout": 10}
+    run_suite("quiet", suite, tmp_path / "quiet.jsonl", progress=True)
+    assert capsys.readouterr().err == ""
+
+
 def test_the_analysis_writes_the_table_and_plots(tiny_run, tmp_path):
     pytest.importorskip("matplotlib")
     out, _ = tiny_run
