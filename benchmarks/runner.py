@@ -378,7 +378,8 @@ class _NoBar:
 
 
 def _progress(total: int, name: str, enabled: bool) -> Any:
-    if not enabled:
+    # A bar redrawn into a log file or a pipe is noise: only a terminal gets one.
+    if not enabled or not sys.stderr.isatty():
         return _NoBar()
     from tqdm import tqdm
 

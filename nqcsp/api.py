@@ -10,8 +10,8 @@ from nqcsp.contract import run_backend, unfinished_result
 from nqcsp.limits import Limits, Unfinished
 from nqcsp.problem import Problem, as_int, as_problem
 from nqcsp.residual import residual_within
-from nqcsp.result import InternalSolverError, Result, Status, columns_array
-from nqcsp.solvers import options_for
+from nqcsp.result import InputError, InternalSolverError, MissingDependency, Result, Status, columns_array
+from nqcsp.solvers import options_for, require_installed
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
 from nqcsp.verifier import find_violation
 
@@ -20,6 +20,9 @@ VERIFY_S_PER_QUEEN = 2.5e-8
 VERIFY_BYTES_PER_QUEEN = 6
 # A Problem whose n exceeds this is refused outright: no array of that many queens can be indexed.
 MAX_N = 2**62
+# The `solver` of an answer the pre-check gave before any backend ran (attacking queens, an empty free
+# line, n = 0, every row taken), whichever solver was asked for.
+TRIVIAL = "trivial"
 
 
 def indexable_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
@@ -47,16 +50,16 @@ def trivial_answer(problem: Problem, limits: Limits) -> Result | None:
         # Each mandatory queen attacks at most two free cells of another row (its column is not free):
         # a free line can be empty only when 2 * queens >= free lines.
         if free == 0:
-            return Result(problem, Status.SAT, "trivial", columns=columns_array(
+            return Result(problem, Status.SAT, TRIVIAL, columns=columns_array(
                 [col for _, col in sorted(problem.queens)], problem.n))
         if 2 * len(problem.queens) >= free:
             line = residual_within(problem, limits).empty_line()
             if line is not None:
                 certificate = empty_line_certificate(line)
     if certificate is not None:
-        return Result(problem, Status.UNSAT, "trivial", certificate=recheck(problem, certificate, limits))
+        return Result(problem, Status.UNSAT, TRIVIAL, certificate=recheck(problem, certificate, limits))
     if problem.n == 0:
-        return Result(problem, Status.SAT, "trivial", columns=columns_array([], 0))
+        return Result(problem, Status.SAT, TRIVIAL, columns=columns_array([], 0))
     return None
 
 
@@ -86,6 +89,11 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
     when a second method confirmed it. ``solver="auto"`` is the guaranteed path: SAT or a checked UNSAT,
     and UNKNOWN only when ``time_limit`` or ``memory_limit`` (bytes; default: the memory available now)
     does not allow an answer, with ``stats["reason"]`` naming the stage and the figure.
+
+    Bad input raises ValueError or TypeError (a named solver that is not installed: MissingDependency, an
+    ImportError) before any work. Once the input is accepted, any other exception is a bug in nqcsp or a
+    backend and raises InternalSolverError, never ValueError: only ``InputError`` (bad input that a backend
+    can only see while it runs) passes through as the ValueError it is.
     """
     started = time.perf_counter()
     limits = Limits.start(time_limit, memory_limit)
@@ -95,6 +103,7 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
         resolve_options("auto", (), options)
     else:
         options = options_for(solver, options)
+        require_installed(solver)
     try:
         result = trivial_answer(problem, limits)
         if result is None:
@@ -107,6 +116,13 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
         result = verified(result, limits)
     except Unfinished as exc:
         result = unfinished_result(problem, solver, exc)
+    except (InputError, InternalSolverError, MissingDependency, MemoryError):
+        raise
+    except Exception as exc:
+        # The input was accepted above: whatever fails now (a certificate a backend built wrongly, a backend
+        # module that cannot be imported, ...) is a defect, and must not reach the caller as "bad input".
+        raise InternalSolverError(f"solving {problem} with {solver!r} failed: {type(exc).__name__}: {exc}") \
+            from exc
     result.stats[WALL_S] = time.perf_counter() - started
     return result
 

@@ -360,15 +360,18 @@ def add_executor_arguments(parser: argparse.ArgumentParser, *, default_jobs: int
                        help="run on a running Dask cluster, e.g. tcp://host:8786 (pip install 'nqcsp[dask]')")
     where.add_argument("--dask", action="store_true",
                        help="run on a local Dask cluster of --jobs worker processes")
+    default = "one per core" if default_jobs is None else str(default_jobs)
     parser.add_argument("--jobs", type=positive_int_arg, default=default_jobs, metavar="K",
-                        help="worker processes (default: one per core); ignored with --scheduler")
+                        help=f"worker processes (default: {default}); ignored with --scheduler")
 
 
 def _import_distributed() -> Any:
+    from nqcsp.result import MissingDependency
+
     try:
         import distributed
     except ImportError:
-        raise ImportError(DASK_MISSING) from None
+        raise MissingDependency(DASK_MISSING) from None
     return distributed
 
 

@@ -27,6 +27,11 @@ class InputError(ValueError):
     build). It reaches the caller as the ValueError it is; any other exception from a backend is a bug."""
 
 
+class MissingDependency(ImportError):
+    """A backend or feature the caller named whose optional dependency is not installed here (a module or
+    an executable). Any other ImportError raised while solving is a bug, reported as one."""
+
+
 class InternalSolverError(RuntimeError):
     """A backend broke its contract (an unverifiable solution, an UNSAT without proof, a disagreement).
 

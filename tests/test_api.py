@@ -64,7 +64,7 @@ def test_solve_accepts_a_problem_and_verifies():
     result = solve(Problem(8, [(0, 3)]))
     assert result.status is Status.SAT
     assert naive_is_solution(8, result.column_tuple(), [(0, 3)])
-    assert result.stats["wall_s"] >= 0
+    assert 0 < result.stats["wall_s"] < 60 and result.stats["verify_s"] > 0
 
 
 def test_available_solvers_lists_construct():
@@ -82,6 +82,30 @@ class _LyingSolver:
         from nqcsp.result import columns_array
         queens = None if self.queens is None else columns_array(self.queens, problem.n)
         return Result(problem, self.status, self.name, columns=queens)
+
+
+def test_an_exception_after_the_input_is_accepted_is_internal_not_bad_input(monkeypatch):
+    """A TypeError or ValueError from inside the solving (here: a certificate built wrongly, which makes the
+    re-check raise) is a bug; reported as the ValueError/TypeError of bad input, it would blame the user."""
+    import nqcsp.solvers as registry
+    from nqcsp import Certificate
+
+    class Malformed:
+        def solve(self, problem, *, limits, seed=None, **options):
+            malformed = Certificate("attack", (), {"queens": [1]})
+            return Result(problem, Status.UNSAT, "backtrack", certificate=malformed)
+
+    monkeypatch.setitem(registry._instances, "backtrack", Malformed())
+    with pytest.raises(InternalSolverError, match="TypeError"):
+        solve(8, [(0, 3)], solver="backtrack")
+
+
+def test_a_named_backend_that_is_not_installed_says_what_it_lacks(monkeypatch):
+    from nqcsp.result import MissingDependency
+
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(MissingDependency, match="'minizinc' executable"):
+        solve(8, solver="minizinc")
 
 
 @pytest.mark.parametrize("liar", [_LyingSolver("bad-board", Status.SAT, [0, 1, 2, 3]),
@@ -104,6 +128,10 @@ def test_import_is_lazy():
 
 
 def test_an_infinite_time_limit_means_none():
+    from nqcsp.limits import Limits
+
+    unlimited = Limits.start(float("inf"))
+    assert unlimited.time_limit is None and unlimited.remaining() is None
     result = solve(8, [(0, 3)], time_limit=float("inf"))
     assert result.status is Status.SAT and naive_is_solution(8, result.columns.tolist(), [(0, 3)])
 

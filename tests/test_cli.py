@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -8,9 +9,21 @@ from naive import naive_is_solution
 from nqcsp import parse_board
 
 
-def nqcsp(*args, stdin=None):
+def nqcsp(*args, stdin=None, env=None):
     return subprocess.run([sys.executable, "-m", "nqcsp", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, env=env)
+
+
+def patched_env(tmp_path, code):
+    """An environment whose Python runs ``code`` at start-up (a sitecustomize), to break nqcsp from inside."""
+    (tmp_path / "sitecustomize.py").write_text(code)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+
+
+def one_line(stderr):
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
 
 
 def test_solve_prints_a_board_with_the_mandatory_queen():
@@ -29,9 +42,9 @@ def test_solve_json_and_columns():
     assert naive_is_solution(150, [int(c) for c in cols])
 
 
-def test_unsat_and_unknown_exit_codes():
+def test_attacking_queens_exit_1_with_the_certificate_named():
     attack = nqcsp("solve", "8", "-q", "0,0", "-q", "1,1")
-    assert attack.returncode == 1 and "attack" in attack.stdout
+    assert attack.returncode == 1 and "attack" in attack.stdout and "checked by" in attack.stdout
 
 
 def test_verify_round_trip_and_rejection():
@@ -47,9 +60,25 @@ def test_verify_round_trip_and_rejection():
     assert missing.returncode == 1 and "mandatory queen (0, 0)" in missing.stdout
 
 
-def test_solvers_lists_construct():
-    out = nqcsp("solvers")
-    assert out.returncode == 0 and "construct" in out.stdout
+def test_solvers_lists_every_backend_of_the_registry_in_text_and_json():
+    import nqcsp as api
+    from nqcsp.solvers import spec
+
+    infos = api.available_solvers()
+    text = nqcsp("solvers")
+    assert text.returncode == 0
+    rows = {line.split()[0]: line.split()[1:3] for line in text.stdout.splitlines()[1:]}
+    assert rows == {i.name: ["yes" if i.complete else "no", "yes" if i.installed else "no"] for i in infos}
+    out = nqcsp("solvers", "--json")
+    assert out.returncode == 0, out.stderr
+    records = json.loads(out.stdout)
+    assert [r["name"] for r in records] == [i.name for i in infos]
+    for record, info in zip(records, infos, strict=True):
+        assert (record["complete"], record["installed"], record["max_free"]) == \
+            (info.complete, info.installed, info.max_free)
+        assert record["requires"] == list(spec(info.name).requires)
+        assert [(o["name"], o["default"]) for o in record["options"]] == \
+            [(o.name, o.default) for o in spec(info.name).options]
 
 
 @pytest.mark.parametrize(
@@ -130,21 +159,73 @@ def test_exit_5_for_an_unchecked_claim_and_1_only_with_a_checked_certificate():
     assert searched.returncode == 1 and "lrat, checked by nqcsp-lrat" in searched.stdout
 
 
-def test_exit_4_and_one_line_for_an_internal_failure(tmp_path):
-    # A backend that crashes, patched in through a sitecustomize the child process imports.
-    (tmp_path / "sitecustomize.py").write_text(
-        "import nqcsp.solvers as r\n"
-        "class Broken:\n"
-        "    def solve(self, problem, *, limits, seed=None, **options):\n"
-        "        raise ZeroDivisionError('kaboom')\n"
-        "r._instances['backtrack'] = Broken()\n")
-    import os
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-m", "nqcsp", "solve", "8", "--solver", "backtrack"],
-                         capture_output=True, text=True, timeout=120, env=env)
-    assert out.returncode == 4
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and "kaboom" in lines[0] and "Traceback" not in out.stderr
+def broken_backend(exception):
+    """A sitecustomize that makes the backtrack backend raise ``exception`` (source text)."""
+    return ("import nqcsp.solvers as r\n"
+            "class Broken:\n"
+            "    def solve(self, problem, *, limits, seed=None, **options):\n"
+            f"        raise {exception}\n"
+            "r._instances['backtrack'] = Broken()\n")
+
+
+@pytest.mark.parametrize(("patch", "named"), [
+    (broken_backend("ZeroDivisionError('kaboom')"), "kaboom"),
+    # A ValueError inside a backend is its bug, not the user's bad input.
+    (broken_backend("ValueError('inner bug')"), "ValueError: inner bug"),
+    # A backend module that cannot be imported (a broken install): ImportError, not "bad input".
+    ("import sys\nsys.modules['nqcsp.solvers.backtrack'] = None\n", "ModuleNotFoundError"),
+    # A backend whose certificate is malformed: the re-check raises TypeError inside nqcsp.
+    ("import nqcsp.solvers as r\nfrom nqcsp.result import Certificate, Result, Status\n"
+     "class Malformed:\n"
+     "    def solve(self, problem, *, limits, seed=None, **options):\n"
+     "        return Result(problem, Status.UNSAT, 'backtrack', certificate=Certificate('attack', (), "
+     "{'queens': [1, 2]}))\n"
+     "r._instances['backtrack'] = Malformed()\n", "TypeError"),
+], ids=["crash", "value-error", "module-import-fails", "malformed-certificate"])
+def test_an_exception_from_inside_a_backend_is_exit_4_not_a_usage_error(tmp_path, patch, named):
+    out = nqcsp("solve", "8", "-q", "0,3", "--solver", "backtrack", env=patched_env(tmp_path, patch))
+    assert out.returncode == 4, out.stderr
+    line = one_line(out.stderr)
+    assert "internal error" in line and named in line
+
+
+def test_a_backend_that_is_not_installed_is_bad_input_naming_what_is_missing(tmp_path):
+    # An empty PATH: no `minizinc` executable, whatever this machine has.
+    env = {**os.environ, "PATH": str(tmp_path)}
+    out = nqcsp("solve", "8", "--solver", "minizinc", env=env)
+    assert out.returncode == 2 and "'minizinc' executable" in one_line(out.stderr)
+
+
+def test_an_incomplete_backend_named_explicitly_says_the_pre_check_answered():
+    # qs4 cannot prove anything: the UNSAT comes from the pre-check every call runs first, and says so.
+    text = nqcsp("solve", "6", "--queen", "0,0", "--queen", "1,1", "--solver", "qs4")
+    assert text.returncode == 1 and "attack, checked by" in text.stdout and "pre-check" in text.stdout
+    data = json.loads(nqcsp("solve", "6", "-q", "0,0", "-q", "1,1", "--solver", "qs4", "--format",
+                            "json").stdout)
+    assert data["solver"] == "trivial" and data["certificate"]["checked_by"]
+
+
+def test_proof_dir_writes_an_unsat_certificate_and_says_why_it_writes_nothing_on_sat(tmp_path):
+    proven = nqcsp("solve", "6", "-q", "0,0", "-q", "1,1", "--proof-dir", str(tmp_path / "unsat"))
+    assert proven.returncode == 1
+    written = json.loads((tmp_path / "unsat" / "certificate.json").read_text())
+    assert written["kind"] == "attack" and written["checked_by"]
+    solved = nqcsp("solve", "8", "-q", "0,3", "--proof-dir", str(tmp_path / "sat"))
+    assert solved.returncode == 0
+    assert "nothing written" in one_line(solved.stderr) and "SAT" in solved.stderr
+    assert not (tmp_path / "sat").exists() or not any((tmp_path / "sat").iterdir())
+
+
+def test_jobs_help_gives_each_command_its_own_default():
+    batch = nqcsp("solve", "--help").stdout
+    sweep = nqcsp("blockades", "--help").stdout
+    assert "(default: 1)" in " ".join(batch.split()) and "one per core" not in " ".join(batch.split())
+    assert "(default: one per core)" in " ".join(sweep.split())
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal():
+    out = nqcsp("blockades", "6", "7", "--jobs", "1")
+    assert out.returncode == 0 and out.stderr == "", out.stderr
 
 
 def test_board_text_too_big_is_refused_before_solving():

@@ -1,10 +1,10 @@
-import signal
 import subprocess
 import sys
 import textwrap
 import time
 
 import pytest
+from interrupting import interrupt_when, ready_after, start_interruptible
 from naive import naive_count, naive_has_solution, naive_is_solution, naive_solutions
 
 from nqcsp import InternalSolverError, Problem, Status, solve, verify
@@ -242,16 +242,13 @@ def test_ctrl_c_during_a_cpsat_search_is_a_keyboard_interrupt_not_unknown():
             sys.exit(130)
         print("answered", result.status, result.stats.get("reason"), flush=True)
     """)
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    assert child.stdout.readline().strip() == "ready"
-    time.sleep(1.5)  # ortools imported and CP-SAT started
-    started = time.perf_counter()
-    child.send_signal(signal.SIGINT)
-    out, _ = child.communicate(timeout=30)
-    assert time.perf_counter() - started < 3, "Ctrl-C was not acted on promptly"
-    if out.startswith("answered SAT"):
+    child = start_interruptible([sys.executable, "-c", code])
+    # 1.5 s after "ready": ortools imported and CP-SAT searching.
+    rc, out, err, took = interrupt_when(child, ready_after(1.5, lambda out, err: "ready" in out))
+    assert took < 3, "Ctrl-C was not acted on promptly"
+    if "answered SAT" in out:
         pytest.skip("CP-SAT solved it before the interrupt")
-    assert out.strip() == "interrupted" and child.returncode == 130, out
+    assert out.split() == ["ready", "interrupted"] and rc == 130, (out, err[-500:])
 
 
 def test_the_residual_alldiff_model_agrees_with_brute_force_and_with_checked_sat_proofs():

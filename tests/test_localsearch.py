@@ -77,12 +77,13 @@ def test_blockade_cell_gives_up_within_the_default_budget(solver):
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_time_limit_stops_a_hopeless_search(solver):
     limit = 0.5
+    solve(8, solver=solver, seed=0)  # loads the kernels: the one stage allowed past the limit (README)
     started = time.perf_counter()
     result = solve(6, [(0, 0)], solver=solver, seed=5, time_limit=limit, max_restarts=10**12)
     took = time.perf_counter() - started
     assert result.status is Status.UNKNOWN and result.stats["stage"] == "search"
     assert result.stats["reason"] == "time limit of 0.5 s reached during search"
-    assert took < limit + 5.0  # generous: CI machines are noisy; the benchmark measures the real overshoot
+    assert took < limit + max(0.1 * limit, 0.5)  # the promise itself
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -103,11 +104,12 @@ def test_hypothesis_instances_taken_from_a_solution(solver, data):
         assert len(mandatory) >= 3  # one or two mandatory queens on these boards are always solved
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("n, seed", [(50, 0), (200, 1), (1000, 2), (5000, 3), (100_000, 4)])
+# min-conflicts is O(n) per step: n = 10^5 is left to the benchmark.
+@pytest.mark.parametrize(("solver", "n", "seed"),
+                         [(solver, n, seed) for solver in SOLVERS
+                          for n, seed in [(50, 0), (200, 1), (1000, 2), (5000, 3), (100_000, 4)]
+                          if solver == "qs4" or n <= 10_000])
 def test_bigger_boards_with_one_mandatory_queen(solver, n, seed):
-    if solver == "minconflicts" and n > 10_000:
-        pytest.skip("O(n) per step: kept for the benchmark")
     cell = (n // 2, n // 3)
     result = solve(n, [cell], solver=solver, seed=seed)
     assert result.status is Status.SAT

@@ -34,13 +34,14 @@ def build_parser() -> OneLineParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code and at most one line on stderr, never a traceback."""
-    from nqcsp.result import InternalSolverError
+    from nqcsp.result import InternalSolverError, MissingDependency
 
     try:
         args = build_parser().parse_args(argv)
         return int(args.run(args))
-    except (UsageError, ValueError, TypeError, ImportError) as exc:
-        # Bad input only: backends raise InternalSolverError for their own failures (nqcsp.contract).
+    except (UsageError, ValueError, TypeError, MissingDependency) as exc:
+        # Bad input only: once nqcsp.solve has accepted its input, whatever a backend raises reaches here
+        # as InternalSolverError (nqcsp.api.solve, nqcsp.contract); the other commands validate first.
         return _fail(f"nqcsp: error: {exc}", EXIT_USAGE)
     except InternalSolverError as exc:
         return _fail(f"nqcsp: internal error (a bug, please report): {exc}", EXIT_INTERNAL)

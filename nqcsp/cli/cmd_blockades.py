@@ -26,7 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--cells", action="store_true", help="with --format json: every cell's verdict")
     add_executor_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, metavar="K")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    bar = parser.add_mutually_exclusive_group()
+    bar.add_argument("--no-progress", action="store_true",
+                     help="no progress bar on stderr (there is none when stderr is not a terminal)")
+    bar.add_argument("--progress", action="store_true",
+                     help="the progress bar on stderr even when it is not a terminal (a log file)")
     parser.set_defaults(run=run)
 
 
@@ -45,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         # The executor before the bar: the bar's monitor thread would keep a local cluster from forking.
         with executor_from_args(args, warm=load_solvers) as executor, \
-                tqdm(total=total, unit="cell", disable=args.no_progress, file=sys.stderr) as bar, \
+                tqdm(total=total, unit="cell", file=sys.stderr,
+                     disable=args.no_progress or not (args.progress or sys.stderr.isatty())) as bar, \
                 contextlib.closing(iter_sweep(sizes, executor=executor, seed=args.seed)) as finished:
             for board in finished:
                 boards.append(board)

@@ -53,7 +53,8 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--proof-dir", metavar="DIR", default=None,
                         help="write the UNSAT certificate to DIR: certificate.json, and for a proof "
                              "statement.cnf with proof.lrat or proof.drat (check them with 'nqcsp "
-                             "check-proof')")
+                             "check-proof'); a SAT or UNKNOWN answer writes nothing there and says so on "
+                             "stderr")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,14 +76,25 @@ def run(args: argparse.Namespace) -> int:
         check_board_fits(args.n, args.memory_limit)
     result = solve(args.n, queens, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
                    memory_limit=args.memory_limit)
-    if args.proof_dir is not None and result.certificate is not None:
-        from nqcsp.certify import write_certificate
-
-        try:
-            write_certificate(result.certificate, args.proof_dir)
-        except OSError as exc:
-            raise UsageError(f"cannot write the certificate to {args.proof_dir!r}: {exc.strerror}") from None
+    if args.proof_dir is not None:
+        write_proof_dir(result, args.proof_dir)
     return write_result(result, fmt)
+
+
+def write_proof_dir(result: Result, directory: str) -> None:
+    """The certificate of an UNSAT answer into ``directory``; for any other answer a note on stderr, so
+    that an empty directory is never mistaken for a missing proof."""
+    from nqcsp.certify import write_certificate
+
+    if result.certificate is None:
+        what = "a verified solution needs no proof" if result.columns is not None else "there is no answer"
+        sys.stderr.write(f"nqcsp: --proof-dir: nothing written to {directory!r}: the answer is "
+                         f"{result.status} ({what})\n")
+        return
+    try:
+        write_certificate(result.certificate, directory)
+    except OSError as exc:
+        raise UsageError(f"cannot write the certificate to {directory!r}: {exc.strerror}") from None
 
 
 def check_board_fits(n: int, memory_limit: int | None) -> None:
@@ -130,6 +142,7 @@ def exit_code(result: Result) -> int:
 
 
 def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> int:
+    from nqcsp.api import TRIVIAL
     from nqcsp.board import format_columns
     from nqcsp.result import Status
 
@@ -147,7 +160,9 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
         certificate = result.certificate
         summary = certificate.summary() if certificate is not None else "no certificate"
         claim = "" if certificate is not None and certificate.checked else " - a claim, not a proof"
-        out.write(f"no solution ({summary}{claim})\n")
+        # Every call answers the trivial cases before any backend runs, whichever one was named.
+        source = "; found by the pre-check, before any backend" if result.solver == TRIVIAL else ""
+        out.write(f"no solution ({summary}{claim}{source})\n")
     else:
         out.write(f"unknown: {result.stats.get('reason', 'gave up')}\n")
     out.flush()

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nqcsp.result import MissingDependency
 from nqcsp.solvers.base import Option, Solver, resolve_options
 
 _BIG = 2**62  # the largest integer option value: every count fits numba's int64 state
@@ -157,12 +158,26 @@ def complete_names() -> tuple[str, ...]:
     return tuple(s.name for s in _SPECS if s.complete)
 
 
+def _requirement_text(requirement: str) -> str:
+    if requirement.startswith("bin:"):
+        return f"the {requirement[4:]!r} executable on PATH"
+    return f"the Python package {requirement!r}"
+
+
+def require_installed(name: str) -> None:
+    """MissingDependency naming what backend ``name`` lacks; ValueError/TypeError for a bad name."""
+    missing = [r for r in spec(name).requires if not _present(r)]
+    if missing:
+        raise MissingDependency(f"solver {name!r} needs {' and '.join(map(_requirement_text, missing))}, "
+                                "which is not installed")
+
+
 def get_solver(name: str) -> Solver:
-    """The backend called ``name``; ValueError for an unknown name, ImportError for a missing dependency."""
-    backend = spec(name)
+    """The backend called ``name``; ValueError for an unknown name, MissingDependency for a missing
+    dependency."""
     if name not in _instances:
-        if not _installed(backend):
-            raise ImportError(f"solver {name!r} needs {', '.join(backend.requires)}, which is not installed")
+        require_installed(name)
+        backend = spec(name)
         module = importlib.import_module(backend.module)
         _instances[name] = getattr(module, backend.cls)()
     return _instances[name]
