@@ -285,3 +285,20 @@ def test_proof_dir_writes_the_lrat_pair_and_check_proof_accepts_only_it(tmp_path
     assert nqcsp("check-proof", str(cnf), str(tmp_path / "bad.lrat")).returncode == 1
     (tmp_path / "proof.txt").write_bytes(text(steps))
     assert nqcsp("check-proof", "--format", "lrat", str(cnf), str(tmp_path / "proof.txt")).returncode == 0
+
+
+def test_a_check_that_cannot_fit_leaves_a_claim_naming_the_figures(monkeypatch):
+    import nqcsp
+    from nqcsp import lrat
+
+    problem = Problem(8, [(0, 0), (1, 2)])
+    monkeypatch.setattr(lrat, "SECONDS_PER_PROOF_BYTE", 1.0)  # every proof now "needs" minutes to check
+    claim = nqcsp.solve(problem, solver="backtrack", time_limit=5)
+    assert claim.status is Status.UNSAT and not claim.certificate.checked
+    reason = claim.certificate.details["unchecked"]
+    assert reason.startswith("backtrack decided UNSAT in ") and "LRAT proof's check needs ~" in reason
+    assert "s left" in reason and claim.stats["stage"] == "check"
+    # auto still answers: a second complete backend confirms the claim, or it says what was missing.
+    confirmed = nqcsp.solve(problem, time_limit=30)
+    assert confirmed.status is Status.UNSAT and confirmed.certificate.checked
+    assert confirmed.certificate.kind in ("agreement", "drat")
