@@ -39,5 +39,5 @@ try:
     from importlib.metadata import version as _version
 
     __version__ = _version("nqcsp")
-except Exception:  # noqa: BLE001 - running from a source tree that was never installed
+except Exception:
     __version__ = "0.2.0"

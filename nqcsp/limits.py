@@ -25,7 +25,7 @@ from nqcsp.problem import as_int
 _HEADROOM = 0.85
 
 
-class Unfinished(Exception):  # noqa: N818 - not an error: the call ends in UNKNOWN
+class Unfinished(Exception):
     """A stage that cannot finish within the limits; the call answers UNKNOWN with ``reason``."""
 
     def __init__(self, stage: str, reason: str) -> None:
@@ -34,11 +34,11 @@ class Unfinished(Exception):  # noqa: N818 - not an error: the call ends in UNKN
         self.reason = reason
 
 
-class OutOfTime(Unfinished):  # noqa: N818
+class OutOfTime(Unfinished):
     pass
 
 
-class OutOfMemory(Unfinished):  # noqa: N818
+class OutOfMemory(Unfinished):
     pass
 
 

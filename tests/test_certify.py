@@ -12,17 +12,17 @@ from naive import naive_count, naive_has_solution, naive_is_solution
 pytest.importorskip("pysat")
 pytest.importorskip("dratify")
 
-import nqcsp.drat  # noqa: E402
-import nqcsp.solvers.sat as sat_backend  # noqa: E402
-from nqcsp import InternalSolverError, Problem, Status, solve  # noqa: E402
-from nqcsp.certify import certificate_json, recheck, write_certificate  # noqa: E402
-from nqcsp.cnf import ENCODINGS, clauses_dimacs, encode, encode_residual, reference_size  # noqa: E402
-from nqcsp.completion import random_completion  # noqa: E402
-from nqcsp.drat import check_drat, check_within, native_available  # noqa: E402
-from nqcsp.limits import Limits, OutOfTime  # noqa: E402
-from nqcsp.residual import residual_of  # noqa: E402
-from nqcsp.result import Certificate  # noqa: E402
-from nqcsp.statement import VERSION, reference_cnf  # noqa: E402
+import nqcsp.drat
+import nqcsp.solvers.sat as sat_backend
+from nqcsp import InternalSolverError, Problem, Status, solve
+from nqcsp.certify import certificate_json, recheck, write_certificate
+from nqcsp.cnf import ENCODINGS, clauses_dimacs, encode, encode_residual, reference_size
+from nqcsp.completion import random_completion
+from nqcsp.drat import check_drat, check_within, native_available
+from nqcsp.limits import Limits, OutOfTime
+from nqcsp.residual import residual_of
+from nqcsp.result import Certificate
+from nqcsp.statement import VERSION, reference_cnf
 
 CHECKERS = (("dratify-python",), ("dratify-native",))
 needs_native = pytest.mark.skipif(not native_available(), reason="cdclkit[native] is not installed")

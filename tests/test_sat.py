@@ -7,16 +7,16 @@ from naive import naive_count, naive_has_solution, naive_is_solution, naive_solu
 
 pytest.importorskip("pysat")
 
-import nqcsp.drat  # noqa: E402
-from nqcsp import Problem, Status, solve  # noqa: E402
-from nqcsp.cli import main as cli_main  # noqa: E402
-from nqcsp.cnf import ENCODINGS, encode, parse_dimacs  # noqa: E402
-from nqcsp.contract import run_backend  # noqa: E402
-from nqcsp.drat import check_drat  # noqa: E402
-from nqcsp.limits import Limits  # noqa: E402
-from nqcsp.solvers import options_for  # noqa: E402
-from nqcsp.solvers.sat import PROOF_SOLVERS, count_solutions, enumerate_solutions  # noqa: E402
-from nqcsp.statement import reference_cnf  # noqa: E402
+import nqcsp.drat
+from nqcsp import Problem, Status, solve
+from nqcsp.cli import main as cli_main
+from nqcsp.cnf import ENCODINGS, encode, parse_dimacs
+from nqcsp.contract import run_backend
+from nqcsp.drat import check_drat
+from nqcsp.limits import Limits
+from nqcsp.solvers import options_for
+from nqcsp.solvers.sat import PROOF_SOLVERS, count_solutions, enumerate_solutions
+from nqcsp.statement import reference_cnf
 
 A000170 = [1, 0, 0, 2, 10, 4, 40, 92]  # OEIS: solutions of n-queens, n = 1..8
 

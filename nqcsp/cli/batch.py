@@ -64,7 +64,7 @@ def solve_line(number: int, line: str, defaults: dict[str, Any]) -> dict[str, An
         return {"line": number, "id": record_id, **result.to_json()}
     except (ValueError, TypeError) as exc:
         return error_record(number, record_id, INPUT, str(exc))
-    except Exception as exc:  # noqa: BLE001 - the point of a batch: one line's failure is that line's record
+    except Exception as exc:
         return error_record(number, record_id, INTERNAL, f"{type(exc).__name__}: {exc}")
 
 

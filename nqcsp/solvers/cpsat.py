@@ -385,7 +385,7 @@ def run_watched(solver: cp_model.CpSolver, model: cp_model.CpModel, limits: Limi
     def target() -> None:
         try:
             status.append(solver.solve(model, callback))
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread below
+        except BaseException as exc:
             failure.append(exc)
 
     if threading.current_thread() is not threading.main_thread():
