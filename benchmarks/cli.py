@@ -108,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.shiftqueens:
         # The worker processes inherit it: that is how the peer learns the binaries.
         os.environ[SHIFTQUEENS_ENV] = os.pathsep.join(str(p.resolve()) for p in args.shiftqueens)
+    if args.publish and not (PUBLISHED_DIR.parent.parent / "pyproject.toml").is_file():
+        print(f"error: --publish writes the tables of a checkout, and {PUBLISHED_DIR} is not in one",
+              file=sys.stderr)
+        return 2
     out = (PUBLISHED_DIR if args.publish else args.out) / f"{args.suite}.jsonl"
     parallel = args.parallel or args.scheduler is not None or args.dask
     with executor_from_args(args) if parallel else contextlib.nullcontext() as executor:

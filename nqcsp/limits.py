@@ -14,7 +14,6 @@ import contextlib
 import math
 import numbers
 import os
-import resource
 import time
 from dataclasses import dataclass
 
@@ -78,9 +77,14 @@ def available_memory() -> int:
     cgroup_used = _read_int("/sys/fs/cgroup/memory.current")
     if cgroup_max is not None and cgroup_used is not None:
         candidates.append(max(0, cgroup_max - cgroup_used))
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY:
-        candidates.append(soft)
+    try:
+        import resource  # POSIX only: Windows has no rlimits, and `import nqcsp` must work there
+    except ImportError:
+        pass
+    else:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            candidates.append(soft)
     return min(candidates) if candidates else 1 << 32
 
 
