@@ -16,7 +16,7 @@ from pathlib import Path
 from benchmarks.peers import SHIFTQUEENS_ENV
 from benchmarks.runner import DEFAULT_OUT, PUBLISHED_DIR, run_suite
 from benchmarks.suites import SUITES
-from nqcsp.parallel import add_executor_arguments, executor_from_args
+from nqcsp.cli.common import add_executor_arguments, executor_from_args
 
 
 def positive(text: str) -> float:

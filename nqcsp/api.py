@@ -69,6 +69,8 @@ def verified(result: Result, limits: Limits) -> Result:
     limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n, f"checking {n} queens")
     limits.need_time("verify", VERIFY_S_PER_QUEEN * n)
     started = time.perf_counter()
+    if result.columns is None:
+        raise InternalSolverError(f"solver {result.solver!r} answered SAT for {problem} without a solution")
     violation = find_violation(n, result.columns, problem.queens)
     if violation is not None:
         raise InternalSolverError(f"solver {result.solver!r} returned an invalid solution for {problem}: "

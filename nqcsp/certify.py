@@ -75,7 +75,7 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
     why = f"a {certificate.kind!r} certificate is a claim nqcsp cannot re-check by itself"
     if certificate.kind == "attack":
         pair = certificate.details.get("queens")
-        cells: list[Cell] = [tuple(q) for q in pair] if isinstance(pair, list) else []  # type: ignore[misc]
+        cells: list[Cell] = [tuple(q) for q in pair] if isinstance(pair, list) else []
         if len(cells) == 2 and all(cell in problem.queens for cell in cells) and find_attack(cells):
             checked_by = (ATTACK_CHECKER,)
         why = "the named queens are not two attacking mandatory queens of the problem"

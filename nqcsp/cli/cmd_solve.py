@@ -14,6 +14,7 @@ from nqcsp.cli.common import (
     EXIT_OK,
     EXIT_UNKNOWN,
     UsageError,
+    add_queen_argument,
     board_size_arg,
     memory_arg,
     positive_float_arg,
@@ -39,8 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_problem_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
-                        help="a mandatory queen, 0-based row and column (repeatable)")
+    add_queen_argument(parser)
     parser.add_argument("--solver", default="auto",
                         help="backend name, or auto (default); see `nqcsp solvers`")
     parser.add_argument("--format", choices=("board", "columns", "json"), default=None,
@@ -139,7 +139,7 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
     elif result.status is Status.SAT:
         if fmt == "board":
             out.write(result.board())
-        else:
+        elif result.columns is not None:
             for chunk in format_columns(result.columns):
                 out.write(chunk)
     elif result.status is Status.UNSAT:

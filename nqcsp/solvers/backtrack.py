@@ -45,7 +45,8 @@ class BacktrackSolver:
         limits.need_memory("search", state_bytes(free, span),
                            f"the search state of {free} free lines ({format_bytes(state_bytes(free, span))})")
         outcome = first_solution(residual, limits)
-        stats = {"nodes": outcome.nodes, "free": free, SEARCH_S: outcome.search_s, SOLVE_S: clock.elapsed()}
+        stats: dict[str, Any] = {"nodes": outcome.nodes, "free": free, SEARCH_S: outcome.search_s,
+                                 SOLVE_S: clock.elapsed()}
         if outcome.solution is not None:
             return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.solution, problem.n),
                           stats=stats)

@@ -69,11 +69,12 @@ class Option:
             return value
         if self.kind in ("int", "number"):
             integral = self.kind == "int"
+            number: float
             wanted = numbers.Integral if integral else numbers.Real
             if isinstance(value, bool) or not isinstance(value, wanted):
                 what = "an integer" if integral else "a number"
                 raise TypeError(f"option {self.name} must be {what}, got {value!r}")
-            number = int(value) if integral else float(value)
+            number = int(value) if integral and isinstance(value, numbers.Integral) else float(value)
             if not integral and not math.isfinite(number):
                 raise ValueError(f"option {self.name} must be finite, got {value!r}")
             if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):

@@ -389,7 +389,7 @@ def run_watched(solver: cp_model.CpSolver, model: cp_model.CpModel, limits: Limi
             failure.append(exc)
 
     if threading.current_thread() is not threading.main_thread():
-        return solver.solve(model, callback)
+        return int(solver.solve(model, callback))
     interrupted = threading.Event()
 
     def on_sigint(signum: int, frame: Any) -> None:

@@ -330,6 +330,8 @@ def prove(residual: Residual, sat_solver: str, limits: Limits) -> Outcome:
     if status is None:
         raise OutOfTime("prove", time_limit_reason("prove", limits.time_limit))
     if status:
+        if model is None:
+            raise InternalSolverError(f"{sat_solver} answered SAT on the reference statement without a model")
         return Outcome(True, lift_model(residual, model), stats)
     if proof is None:
         stats[REASON] = f"{sat_solver} answered UNSAT but gave no proof"
