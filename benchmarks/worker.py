@@ -41,7 +41,7 @@ TASKS = ("count", "solutions")
 def nqcsp_solver(name: str, options: dict[str, Any]) -> SolveFn:
     def solve(n: int, queens: list[Cell], time_limit: float | None, seed: int | None) -> dict[str, Any]:
         result = nqcsp.solve(n, queens, solver=name, time_limit=time_limit, seed=seed, **options)
-        out: dict[str, Any] = {"status": result.status.value, "stats": result.stats,
+        out: dict[str, Any] = {"status": result.status.value, "stats": dict(result.stats),
                                "answered_by": result.solver}
         if result.columns is not None:
             out["queens"] = result.columns

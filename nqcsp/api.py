@@ -75,8 +75,7 @@ def verified(result: Result, limits: Limits) -> Result:
     if violation is not None:
         raise InternalSolverError(f"solver {result.solver!r} returned an invalid solution for {problem}: "
                                   f"{violation}")
-    result.stats[VERIFY_S] = time.perf_counter() - started
-    return result
+    return result.with_stats({VERIFY_S: time.perf_counter() - started})
 
 
 def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "auto",
@@ -109,8 +108,7 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
         result = verified(result, limits)
     except Unfinished as exc:
         result = unfinished_result(problem, solver, exc)
-    result.stats[WALL_S] = time.perf_counter() - started
-    return result
+    return result.with_stats({WALL_S: time.perf_counter() - started})
 
 
 def solve_n_queens(n: int, mandatory_coords: tuple[int, int]) -> str:

@@ -131,6 +131,7 @@ def exit_code(result: Result) -> int:
 def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> int:
     from nqcsp.board import format_columns
     from nqcsp.result import Status
+    from nqcsp.solvers.base import REASON
 
     out = out or sys.stdout
     fmt = fmt or ("board" if result.n <= BOARD_TEXT_UP_TO else "columns")
@@ -148,7 +149,7 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
         claim = "" if certificate is not None and certificate.checked else " - a claim, not a proof"
         out.write(f"no solution ({summary}{claim})\n")
     else:
-        out.write(f"unknown: {result.stats.get('reason', 'gave up')}\n")
+        out.write(f"unknown: {result.stats.get(REASON, 'gave up')}\n")
     out.flush()
     return exit_code(result)
 

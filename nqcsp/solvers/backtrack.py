@@ -19,7 +19,7 @@ from nqcsp.problem import Problem
 from nqcsp.residual import residual_within
 from nqcsp.result import Certificate, Result, Status, columns_array
 from nqcsp.solvers import spec
-from nqcsp.solvers.base import REASON, SEARCH_S, SOLVE_S, STAGE, Clock
+from nqcsp.solvers.base import NODES, REASON, SEARCH_S, SOLVE_S, STAGE, Clock
 
 
 class BacktrackSolver:
@@ -45,7 +45,7 @@ class BacktrackSolver:
         limits.need_memory("search", state_bytes(free, span),
                            f"the search state of {free} free lines ({format_bytes(state_bytes(free, span))})")
         outcome = first_solution(residual, limits)
-        stats: dict[str, Any] = {"nodes": outcome.nodes, "free": free, SEARCH_S: outcome.search_s,
+        stats: dict[str, Any] = {NODES: outcome.nodes, "free": free, SEARCH_S: outcome.search_s,
                                  SOLVE_S: clock.elapsed()}
         if outcome.solution is not None:
             return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.solution, problem.n),

@@ -29,6 +29,8 @@ PROVE_S = "prove_s"          # seconds producing a proof
 CHECK_S = "check_s"          # seconds checking a certificate
 VERIFY_S = "verify_s"        # seconds verifying a solution
 WALL_S = "wall_s"            # seconds of the whole call, set by nqcsp.solve
+NODES = "nodes"              # search nodes of a backtracking search
+STAGES = "stages"            # auto: every stage it ran, in order (solver, status, seconds, reason)
 
 
 @runtime_checkable

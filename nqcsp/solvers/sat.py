@@ -55,7 +55,7 @@ from nqcsp.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.residual import Residual, need_residual_memory, residual_of
 from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
-from nqcsp.solvers.base import BUILD_S, PROVE_S, REASON, SEARCH_S, Clock
+from nqcsp.solvers.base import BUILD_S, PROVE_S, REASON, SEARCH_S, SOLVE_S, Clock
 from nqcsp.statement import VERSION, reference_cnf
 
 SEARCH_SOLVER = "minicard"
@@ -410,7 +410,7 @@ class SatSolver:
 
     def result(self, problem: Problem, outcome: Outcome, started: float) -> Result:
         stats = dict(outcome.stats)
-        stats["solve_s"] = time.perf_counter() - started
+        stats[SOLVE_S] = time.perf_counter() - started
         if outcome.status is True:
             return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.queens, problem.n),
                           stats=stats)
