@@ -371,17 +371,6 @@ def test_cadical_on_the_exported_cnf_agrees_with_brute_force():
             assert naive_is_solution(n, answer["queens"], queens)
 
 
-@pytest.mark.skipif(shutil.which("minizinc") is None, reason="minizinc is not installed")
-def test_minizinc_peer_agrees_with_brute_force():
-    # A few boards: the peer only adapts the minizinc backend, which tests/test_minizinc.py covers.
-    for n, queens in [(8, [(0, 3)]), (6, [(0, 0)]), (10, inst.random_completion(10, 4, 0)[0])]:
-        answer = peers.solve_minizinc(n, queens, 20, 0)
-        truth = naive_has_solution(n, queens)
-        assert answer["status"] == ("SAT" if truth else "UNSAT"), (n, queens)
-        if truth:
-            assert naive_is_solution(n, answer["queens"], queens)
-
-
 @pytest.mark.skipif(not os.environ.get(peers.SHIFTQUEENS_ENV), reason="no shiftqueens binary given")
 def test_real_shiftqueens_agrees_with_brute_force():
     for n, queens in small_instances():

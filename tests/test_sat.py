@@ -15,7 +15,7 @@ from nqcsp.contract import run_backend
 from nqcsp.drat import check_drat
 from nqcsp.limits import Limits
 from nqcsp.solvers import options_for
-from nqcsp.solvers.sat import PROOF_SOLVERS, count_solutions, enumerate_solutions
+from nqcsp.solvers.sat import PROOF_SOLVER, PROOF_SOLVERS, new_solver
 from nqcsp.statement import reference_cnf
 
 A000170 = [1, 0, 0, 2, 10, 4, 40, 92]  # OEIS: solutions of n-queens, n = 1..8
@@ -220,6 +220,27 @@ def test_proof_false_turns_unsat_into_unknown_and_time_limits_give_unknown():
 # --- enumeration --------------------------------------------------------------------------------------
 
 
+def enumerate_solutions(problem, encoding="seqcounter", sat_solver=PROOF_SOLVER):
+    """Every model of the whole-grid CNF (``nqcsp export``'s), by blocking each found one: the encoding is
+    right when these are exactly the naive solutions. Cell (r, c) is variable r * n + c + 1."""
+    n = problem.n
+    formula = encode(problem, encoding)
+    solver = new_solver(sat_solver, formula.clauses(), formula)
+    try:
+        while solver.solve():
+            cells = [lit - 1 for lit in solver.get_model()[: n * n] if lit > 0]
+            assert len(cells) == n and sorted(cell // n for cell in cells) == list(range(n))
+            cols = tuple(cell % n for cell in sorted(cells))
+            yield cols
+            solver.add_clause([-(row * n + col + 1) for row, col in enumerate(cols)])
+    finally:
+        solver.delete()
+
+
+def count_solutions(problem, encoding, sat_solver):
+    return sum(1 for _ in enumerate_solutions(problem, encoding, sat_solver))
+
+
 @pytest.mark.parametrize("encoding, sat_solver", [("seqcounter", "cadical195"), ("commander", "glucose4"),
                                                   ("native", "minicard"), ("cardenc-bitwise", "minisat22")])
 def test_blocking_clause_counts_match_oeis_and_naive(encoding, sat_solver):
@@ -229,7 +250,7 @@ def test_blocking_clause_counts_match_oeis_and_naive(encoding, sat_solver):
 
 def test_enumeration_with_a_mandatory_queen_is_the_naive_set():
     for n, queens in [(6, [(1, 3)]), (8, [(0, 3)]), (8, [(2, 2), (0, 4)])]:
-        found = [tuple(cols.tolist()) for cols in enumerate_solutions(Problem(n, queens))]
+        found = list(enumerate_solutions(Problem(n, queens)))
         assert len(found) == len(set(found))
         assert set(found) == set(naive_solutions(n, queens))
 

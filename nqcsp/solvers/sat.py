@@ -44,8 +44,6 @@ from nqcsp.cnf import (
     RESIDUAL_S_PER_CELL,
     SECONDS_PER_LITERAL,
     Formula,
-    check_encoding,
-    encode,
     encode_residual,
     reference_size,
     residual_literals,
@@ -179,17 +177,6 @@ def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock) -> bo
         rate = budget / max(time.perf_counter() - started, 1e-6)
         budget = int(max(100, min(2 * budget, rate * (clock.remaining() or 0.0) / 2)))
     return None
-
-
-def queens_of_model(model: Sequence[int], n: int) -> np.ndarray:
-    """Columns by row from the true cell variables of a model."""
-    cells = np.asarray(model[: n * n], dtype=np.int64)
-    true_cells = cells[cells > 0] - 1
-    if len(true_cells) != n:
-        raise InternalSolverError(f"SAT model places {len(true_cells)} queens on an n = {n} board")
-    cols = np.full(n, -1, dtype=np.int64)
-    cols[true_cells // n] = true_cells % n
-    return cols
 
 
 def attacked_rows(cols: np.ndarray) -> np.ndarray:
@@ -418,35 +405,3 @@ class SatSolver:
             return Result(problem, Status.UNSAT, self.name, certificate=outcome.certificate, stats=stats)
         stats.setdefault(REASON, "gave up")
         return Result(problem, Status.UNKNOWN, self.name, stats=stats)
-
-
-# --- enumeration ----------------------------------------------------------------------------------------
-
-
-def enumerate_solutions(problem: Problem, encoding: str = "seqcounter", sat_solver: str = PROOF_SOLVER,
-                        limit: int | None = None) -> Iterator[np.ndarray]:
-    """Every solution once, by blocking each found one (its n true cells) with a clause.
-
-    Complete: the enumeration ends when the solver answers UNSAT for the formula plus blocking clauses.
-    """
-    n = problem.n
-    if problem.attack is not None:
-        return
-    if n == 0:
-        yield np.zeros(0, dtype=np.int64)
-        return
-    formula = encode(problem, check_encoding(encoding))
-    solver = new_solver(canonical_solver_name(sat_solver), formula.clauses(), formula)
-    found = 0
-    try:
-        while (limit is None or found < limit) and solver.solve():
-            cols = queens_of_model(solver.get_model(), n)
-            found += 1
-            yield cols
-            solver.add_clause((-(np.arange(n) * n + cols + 1)).tolist())
-    finally:
-        solver.delete()
-
-
-def count_solutions(problem: Problem, encoding: str = "seqcounter", sat_solver: str = PROOF_SOLVER) -> int:
-    return sum(1 for _ in enumerate_solutions(problem, encoding, sat_solver))
