@@ -9,7 +9,7 @@ ignored). ``recheck`` runs the check that fits the kind, from the problem itself
   (``nqcsp.statement``, rebuilt here) is the proof checked, by dratify (native engine when installed),
   within the call's deadline and memory (``nqcsp.drat.recheck_drat``).
 
-An unchecked certificate says why in ``details["unchecked"]``. ``certificate_json`` and
+An unchecked certificate says why in ``details["unchecked"]``. ``Certificate.to_json`` and
 ``write_certificate`` keep the evidence a user can take away: JSON holds each byte string's size and
 sha256, the files hold the bytes (``statement.cnf``, ``proof.drat``, ``certificate.json``).
 
@@ -19,7 +19,6 @@ portfolio's ``agreement`` of two complete backends that it ran itself can confir
 
 from __future__ import annotations
 
-import hashlib
 import json
 import pathlib
 import time
@@ -28,7 +27,8 @@ from typing import Any
 
 from nqcsp.limits import Limits
 from nqcsp.problem import Cell, Problem, find_attack
-from nqcsp.result import Certificate
+from nqcsp.result import Certificate, evidence_json
+from nqcsp.solvers.base import CHECK_S
 
 ATTACK_CHECKER = "attack-check"
 # The empty-line check walks the line in plain Python: about 0.3 us a cell, with margin.
@@ -91,33 +91,13 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
         checked_by, why = recheck_drat(problem, certificate, limits)
     if not checked_by:
         return replace(claimed, details={**certificate.details, "unchecked": why})
-    details = {**certificate.details, "check_s": time.perf_counter() - started}
+    details = {**certificate.details, CHECK_S: time.perf_counter() - started}
     return replace(certificate, checked_by=checked_by, details=details)
 
 
 # --- evidence a user can keep ----------------------------------------------------------------------------
 
 EVIDENCE_FILES = {"cnf": "statement.cnf", "proof": "proof.drat"}
-
-
-def evidence_json(value: Any) -> Any:
-    """JSON for certificate details: byte strings become their size and sha256 (the bytes themselves
-    stay in the ``Certificate`` and in the files of ``write_certificate``); nested values are kept."""
-    if isinstance(value, (bytes, bytearray)):
-        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
-    if isinstance(value, dict):
-        return {str(key): evidence_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [evidence_json(item) for item in value]
-    if isinstance(value, (str, int, float, bool, type(None))):
-        return value
-    return repr(value)
-
-
-def certificate_json(certificate: Certificate) -> dict[str, Any]:
-    """What ``Certificate.to_json`` should answer: kind, checkers, and the details with evidence hashed."""
-    return {"kind": certificate.kind, "checked_by": list(certificate.checked_by),
-            "details": evidence_json(certificate.details)}
 
 
 def _evidence(details: dict[str, Any]) -> dict[str, bytes]:
@@ -148,7 +128,7 @@ def write_certificate(certificate: Certificate, directory: str | pathlib.Path) -
         path.write_bytes(data)
         written.append(path)
     path = folder / "certificate.json"
-    document = certificate_json(certificate)
+    document = certificate.to_json()
     document["files"] = {EVIDENCE_FILES[key]: evidence_json(data)
                          for key, data in _evidence(certificate.details).items()}
     path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

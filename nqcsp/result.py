@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -62,9 +63,23 @@ class Certificate:
         """Kind, checkers and details; byte evidence (a CNF, a proof, nested ones included) as its size and
         SHA-256, so a reader can match it with the files ``nqcsp solve --proof-dir`` writes. The bytes stay
         in ``details``."""
-        from nqcsp.certify import certificate_json
+        return {"kind": self.kind, "checked_by": list(self.checked_by),
+                "details": evidence_json(self.details)}
 
-        return certificate_json(self)
+
+def evidence_json(value: Any) -> Any:
+    """JSON for certificate details: byte strings become their size and sha256 (the bytes themselves
+    stay in the ``Certificate`` and in the files of ``nqcsp.certify.write_certificate``); nested values
+    are kept."""
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
+    if isinstance(value, dict):
+        return {str(key): evidence_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [evidence_json(item) for item in value]
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    return repr(value)
 
 
 def columns_array(columns: Any, n: int) -> np.ndarray:
