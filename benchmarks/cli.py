@@ -38,7 +38,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--shiftqueens", action="append", type=Path, metavar="PATH",
                      help=f"a shiftqueens binary (CSPLib prob079), repeatable, tried in order; "
                           f"default ${SHIFTQUEENS_ENV}")
-    run.add_argument("--warmup-timeout", type=positive_float_arg, default=600.0, help="seconds for the untimed warm-up")
+    run.add_argument("--warmup-timeout", type=positive_float_arg, default=600.0,
+                     help="seconds for the untimed warm-up")
     run.add_argument("--keep-queens", type=int, default=200, metavar="N",
                      help="record the solution itself for boards up to N (default 200)")
     run.add_argument("--resume", action="store_true", help="skip runs already in the results file")
