@@ -102,6 +102,7 @@ def test_blockades_from_an_unguarded_script_under_spawn(tmp_path):
     assert eval(out.stdout) == naive_blocked_cells(6)
 
 
+@pytest.mark.slow  # 4 s: spawned workers import everything afresh
 def test_sweep_on_a_spawned_pool(tmp_path):
     script = tmp_path / "guarded.py"
     script.write_text("import multiprocessing, json\nfrom nqcsp.blockades import sweep\n"
