@@ -71,7 +71,7 @@ _SPECS: tuple[BackendSpec, ...] = (
                 "forward checking; exhaustive proofs",
                 max_free=512),
     BackendSpec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
-                "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration",
+                "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean')",
                 (Option("model", "alldiff", "choice", "CP model", choices=("alldiff", "boolean")),
                  Option("workers", 1, "int", "CP-SAT search workers", low=1, high=256),
                  Option("presolve", False, "bool", "CP-SAT presolve"),
