@@ -190,8 +190,9 @@ def attacked_rows(cols: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class Outcome:
-    """What one stage concluded: True/False/None (gave up), the full queens, and measurements."""
+class SatAnswer:
+    """What one SAT solver run (the search, or the proof on the reference statement) concluded: True,
+    False or None (gave up), the full board's queens, and measurements."""
 
     status: bool | None
     queens: np.ndarray | None
@@ -218,7 +219,7 @@ def lift_model(residual: Residual, model: Sequence[int]) -> np.ndarray:
 
 
 def search(residual: Residual, encoding: str, sat_solver: str, hint: bool, limits: Limits,
-           seed: int | None) -> Outcome:
+           seed: int | None) -> SatAnswer:
     """Decide the residual board with a fast encoding; no proof."""
     started = time.perf_counter()
     literals = search_estimate(residual, encoding)
@@ -252,7 +253,7 @@ def search(residual: Residual, encoding: str, sat_solver: str, hint: bool, limit
     stats[SEARCH_S] = clock.elapsed()
     if status is None:
         raise OutOfTime("search", time_limit_reason("search", limits.time_limit))
-    return Outcome(status, queens, stats)
+    return SatAnswer(status, queens, stats)
 
 
 def repair_hint(residual: Residual, solver: Any, clock: Clock, seed: int | None) -> tuple[bool | None, int]:
@@ -292,7 +293,7 @@ def solver_stats(solver: Any) -> dict[str, Any]:
     return {key: native[key] for key in wanted if key in native}
 
 
-def prove(residual: Residual, sat_solver: str, limits: Limits) -> Outcome:
+def prove(residual: Residual, sat_solver: str, limits: Limits) -> SatAnswer:
     """Run a proof-producing solver on the reference CNF: a model (True, lifted), or UNSAT with a ``drat``
     certificate holding the statement and the proof, unchecked (``nqcsp.certify`` checks it)."""
     problem = residual.problem
@@ -319,10 +320,10 @@ def prove(residual: Residual, sat_solver: str, limits: Limits) -> Outcome:
     if status:
         if model is None:
             raise InternalSolverError(f"{sat_solver} answered SAT on the reference statement without a model")
-        return Outcome(True, lift_model(residual, model), stats)
+        return SatAnswer(True, lift_model(residual, model), stats)
     if proof is None:
         stats[REASON] = f"{sat_solver} answered UNSAT but gave no proof"
-        return Outcome(None, None, stats)
+        return SatAnswer(None, None, stats)
     proof_bytes = "".join(line + "\n" for line in proof).encode("ascii")
     details = {
         "statement": VERSION,
@@ -336,7 +337,7 @@ def prove(residual: Residual, sat_solver: str, limits: Limits) -> Outcome:
         "cnf_clauses": num_clauses,
         "proof_lines": len(proof),
     }
-    return Outcome(False, None, stats, Certificate("drat", (), details))
+    return SatAnswer(False, None, stats, Certificate("drat", (), details))
 
 
 class SatSolver:
@@ -370,7 +371,7 @@ class SatSolver:
             return Result(problem, Status.UNSAT, self.name, certificate=empty_line_certificate(line))
         limits.check_time("build")
         if residual.size == 0:
-            return self.result(problem, Outcome(True, residual.lift(residual.cols)), started)
+            return self.result(problem, SatAnswer(True, residual.lift(residual.cols)), started)
         proof_solver = sat_solver if sat_solver in PROOF_SOLVERS else PROOF_SOLVER
         if proof is True:
             return self.result(problem, prove(residual, proof_solver, limits), started)
@@ -395,7 +396,7 @@ class SatSolver:
         proven.stats = {**outcome.stats, **proven.stats}
         return self.result(problem, proven, started)
 
-    def result(self, problem: Problem, outcome: Outcome, started: float) -> Result:
+    def result(self, problem: Problem, outcome: SatAnswer, started: float) -> Result:
         stats = dict(outcome.stats)
         stats[SOLVE_S] = time.perf_counter() - started
         if outcome.status is True:
