@@ -44,3 +44,12 @@ def test_import_nqcsp_and_a_solve_need_no_posix_only_module():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                          cwd=ROOT)
     assert out.returncode == 0 and out.stdout == "ok\n", out.stderr[-2000:]
+
+
+def test_publish_writes_only_into_a_checkout(tmp_path, monkeypatch, capsys):
+    import benchmarks.cli
+
+    installed = tmp_path / "site-packages" / "benchmarks" / "results"
+    monkeypatch.setattr(benchmarks.cli, "PUBLISHED_DIR", installed)
+    assert benchmarks.cli.main(["run", "tiny", "--publish", "--no-progress"]) == 2
+    assert "not in one" in capsys.readouterr().err and not installed.exists()
