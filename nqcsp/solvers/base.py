@@ -18,7 +18,9 @@ from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Result
 
-# The stats vocabulary: every backend reports the same names for the same things.
+# The stats vocabulary: every backend reports the same names for the same things. A name that more than one
+# module writes or reads is a constant here; a measurement only one backend takes (its solver's counters,
+# its options as run) is named where it is measured.
 REASON = "reason"            # why a backend answered UNKNOWN (time_limit_reason(stage) on a deadline)
 STAGE = "stage"              # the stage that ran out of time or memory
 SOLVE_S = "solve_s"          # seconds inside the backend, build included
