@@ -35,7 +35,7 @@ from benchmarks import instances as inst
 from benchmarks.peers import PEERS
 from benchmarks.worker import TASKS
 
-# The directory holding the ``benchmarks`` package: a checkout's root, or site-packages when installed.
+# The checkout's root: benchmarks/ is not installed with nqcsp, it runs from a checkout.
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED_DIR = Path(__file__).resolve().parent / "results"
 DEFAULT_OUT = Path("bench-results")

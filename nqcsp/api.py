@@ -72,12 +72,13 @@ def verified(result: Result, limits: Limits) -> Result:
     limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n, f"checking {n} queens")
     limits.need_time("verify", VERIFY_S_PER_QUEEN * n)
     started = time.perf_counter()
+    if result.columns is None:
+        raise InternalSolverError(f"solver {result.solver!r} answered SAT for {problem} without a solution")
     violation = find_violation(n, result.columns, problem.queens)
     if violation is not None:
         raise InternalSolverError(f"solver {result.solver!r} returned an invalid solution for {problem}: "
                                   f"{violation}")
-    result.stats[VERIFY_S] = time.perf_counter() - started
-    return result
+    return result.with_stats({VERIFY_S: time.perf_counter() - started})
 
 
 def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "auto",
@@ -123,8 +124,7 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
         # module that cannot be imported, ...) is a defect, and must not reach the caller as "bad input".
         raise InternalSolverError(f"solving {problem} with {solver!r} failed: {type(exc).__name__}: {exc}") \
             from exc
-    result.stats[WALL_S] = time.perf_counter() - started
-    return result
+    return result.with_stats({WALL_S: time.perf_counter() - started})
 
 
 def solve_n_queens(n: int, mandatory_coords: tuple[int, int]) -> str:

@@ -12,7 +12,7 @@ ignored). ``recheck`` runs the check that fits the kind, from the problem itself
   reference statement rebuilt here, and the proof is checked in linear time by ``nqcsp.lrat``, after its
   estimated time and memory were found to fit what is left of the call's limits.
 
-An unchecked certificate says why in ``details["unchecked"]``. ``certificate_json`` and
+An unchecked certificate says why in ``details["unchecked"]``. ``Certificate.to_json`` and
 ``write_certificate`` keep the evidence a user can take away: JSON holds each byte string's size and
 sha256, the files hold the bytes (``statement.cnf``, ``proof.drat``, ``certificate.json``).
 
@@ -22,7 +22,6 @@ portfolio's ``agreement`` of two complete backends that it ran itself can confir
 
 from __future__ import annotations
 
-import hashlib
 import json
 import pathlib
 import time
@@ -31,7 +30,8 @@ from typing import Any
 
 from nqcsp.limits import Limits, OutOfTime
 from nqcsp.problem import Cell, Problem, find_attack
-from nqcsp.result import Certificate
+from nqcsp.result import Certificate, evidence_json
+from nqcsp.solvers.base import CHECK_S
 
 ATTACK_CHECKER = "attack-check"
 # The empty-line check walks the line in plain Python: about 0.3 us a cell, with margin.
@@ -78,7 +78,7 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
     why = f"a {certificate.kind!r} certificate is a claim nqcsp cannot re-check by itself"
     if certificate.kind == "attack":
         pair = certificate.details.get("queens")
-        cells: list[Cell] = [tuple(q) for q in pair] if isinstance(pair, list) else []  # type: ignore[misc]
+        cells: list[Cell] = [tuple(q) for q in pair] if isinstance(pair, list) else []
         if len(cells) == 2 and all(cell in problem.queens for cell in cells) and find_attack(cells):
             checked_by = (ATTACK_CHECKER,)
         why = "the named queens are not two attacking mandatory queens of the problem"
@@ -96,7 +96,7 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
         checked_by, why = _recheck_lrat(problem, certificate, limits)
     if not checked_by:
         return replace(claimed, details={**certificate.details, "unchecked": why})
-    details = {**certificate.details, "check_s": time.perf_counter() - started}
+    details = {**certificate.details, CHECK_S: time.perf_counter() - started}
     return replace(certificate, checked_by=checked_by, details=details)
 
 
@@ -136,26 +136,6 @@ STATEMENT_FILE = "statement.cnf"
 PROOF_FILES = {"drat": "proof.drat", "lrat": "proof.lrat"}
 
 
-def evidence_json(value: Any) -> Any:
-    """JSON for certificate details: byte strings become their size and sha256 (the bytes themselves
-    stay in the ``Certificate`` and in the files of ``write_certificate``); nested values are kept."""
-    if isinstance(value, (bytes, bytearray)):
-        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
-    if isinstance(value, dict):
-        return {str(key): evidence_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [evidence_json(item) for item in value]
-    if isinstance(value, (str, int, float, bool, type(None))):
-        return value
-    return repr(value)
-
-
-def certificate_json(certificate: Certificate) -> dict[str, Any]:
-    """What ``Certificate.to_json`` should answer: kind, checkers, and the details with evidence hashed."""
-    return {"kind": certificate.kind, "checked_by": list(certificate.checked_by),
-            "details": evidence_json(certificate.details)}
-
-
 def _evidence(kind: str, details: dict[str, Any]) -> dict[str, bytes]:
     """The byte evidence of a certificate of ``kind`` by file name, looking inside an agreement's claims
     when it has none itself."""
@@ -187,7 +167,7 @@ def write_certificate(certificate: Certificate, directory: str | pathlib.Path) -
         path.write_bytes(data)
         written.append(path)
     path = folder / "certificate.json"
-    document = certificate_json(certificate)
+    document = certificate.to_json()
     document["files"] = {name: evidence_json(data) for name, data in evidence.items()}
     path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     written.append(path)

@@ -273,8 +273,9 @@ def encode_residual(residual: Residual, encoding: str = NATIVE) -> Formula:
     auxiliary variables follow. Free lines without a cell are refused: they are the empty-line case.
     """
     encoding = check_encoding(encoding)
-    if residual.empty_line() is not None:
-        raise ValueError(f"the residual board has an empty {residual.empty_line()[0]}; nothing to encode")
+    empty = residual.empty_line()
+    if empty is not None:
+        raise ValueError(f"the residual board has an empty {empty[0]}; nothing to encode")
     cells = residual.cells()
     pool = VarPool(len(cells))
     exactly, diagonals = residual_lines(residual)

@@ -81,6 +81,5 @@ def enforce(name: str, problem: Problem, result: object, limits: Limits) -> Resu
                           stats={**result.stats, REASON: why, STAGE: exc.stage})
         return Result(problem, Status.UNSAT, result.solver, certificate=certificate, stats=result.stats)
     if result.status is Status.UNKNOWN:
-        result.stats.setdefault(REASON, "gave up")
-        return result
+        return result if REASON in result.stats else result.with_stats({REASON: "gave up"})
     raise InternalSolverError(f"solver {name!r} answered the status {result.status!r}")

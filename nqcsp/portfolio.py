@@ -22,7 +22,7 @@ from nqcsp.problem import Problem
 from nqcsp.residual import need_residual_memory
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
 from nqcsp.solvers import get_solver, is_installed, options_for, specs
-from nqcsp.solvers.base import REASON, STAGE
+from nqcsp.solvers.base import REASON, SOLVE_S, STAGE, STAGES
 
 AGREEMENT = "agreement"
 
@@ -86,13 +86,12 @@ def solve_auto(problem: Problem, limits: Limits, seed: int | None, policy: Polic
         options = options_for(name, policy.backend_options.get(name, {}))
         result = run_backend(name, problem, stage_limits, seed, options)
         stages.append({"solver": name, "status": result.status.value,
-                       "seconds": round(float(result.stats.get("solve_s", 0.0)), 6),
+                       "seconds": round(float(result.stats.get(SOLVE_S, 0.0)), 6),
                        **({REASON: result.stats[REASON]} if REASON in result.stats else {})})
         return result
 
     def finish(result: Result) -> Result:
-        result.stats["stages"] = stages
-        return result
+        return result.with_stats({STAGES: stages})
 
     result = run("construct", limits)
     if result.status is Status.SAT:

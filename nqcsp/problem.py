@@ -63,17 +63,18 @@ def find_attack(queens: Iterable[Cell]) -> tuple[Cell, Cell] | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Problem:
     """``n`` queens on an n x n board, with mandatory queens as 0-based ``(row, col)``, row 0 on top."""
 
     n: int
     queens: tuple[Cell, ...] = field(default=())
 
-    def __post_init__(self) -> None:
-        n = as_board_size(self.n)
-        object.__setattr__(self, "n", n)
-        object.__setattr__(self, "queens", as_cells(self.queens, n))
+    def __init__(self, n: int, queens: Iterable[Cell] = ()) -> None:
+        # Any iterable of pairs goes in; what is stored is validated, merged and sorted.
+        size = as_board_size(n)
+        object.__setattr__(self, "n", size)
+        object.__setattr__(self, "queens", as_cells(queens, size))
 
     @property
     def attack(self) -> tuple[Cell, Cell] | None:

@@ -6,7 +6,7 @@ queens in about 1.8 s.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -15,7 +15,8 @@ from nqcsp.problem import as_board_size, as_cells
 _CHUNK = 1 << 20
 
 # Each family of lines a queen sits on: its index from (row, col), and how many lines there are.
-_LINES = (
+_LineOf = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
+_LINES: tuple[tuple[str, _LineOf, Callable[[int], int]], ...] = (
     ("a column", lambda rows, cols, n: cols, lambda n: n),
     ("an anti-diagonal (r + c)", lambda rows, cols, n: rows + cols, lambda n: 2 * n - 1),
     ("a diagonal (r - c)", lambda rows, cols, n: rows - cols + (n - 1), lambda n: 2 * n - 1),

@@ -12,17 +12,17 @@ from naive import naive_count, naive_has_solution, naive_is_solution
 pytest.importorskip("pysat")
 pytest.importorskip("dratify")
 
-import nqcsp.drat  # noqa: E402
-import nqcsp.solvers.sat as sat_backend  # noqa: E402
-from nqcsp import InternalSolverError, Problem, Status, solve  # noqa: E402
-from nqcsp.certify import certificate_json, recheck, write_certificate  # noqa: E402
-from nqcsp.cnf import ENCODINGS, clauses_dimacs, encode, encode_residual, reference_size  # noqa: E402
-from nqcsp.completion import random_completion  # noqa: E402
-from nqcsp.drat import check_drat, check_within, native_available  # noqa: E402
-from nqcsp.limits import Limits, OutOfTime  # noqa: E402
-from nqcsp.residual import residual_of  # noqa: E402
-from nqcsp.result import Certificate  # noqa: E402
-from nqcsp.statement import VERSION, reference_cnf  # noqa: E402
+import nqcsp.drat
+import nqcsp.solvers.sat as sat_backend
+from nqcsp import InternalSolverError, Problem, Status, solve
+from nqcsp.certify import recheck, write_certificate
+from nqcsp.cnf import ENCODINGS, clauses_dimacs, encode, encode_residual, reference_size
+from nqcsp.completion import random_completion
+from nqcsp.drat import check_drat, check_within, native_available
+from nqcsp.limits import Limits, OutOfTime
+from nqcsp.residual import residual_of
+from nqcsp.result import Certificate
+from nqcsp.statement import VERSION, reference_cnf
 
 CHECKERS = (("dratify-python",), ("dratify-native",))
 needs_native = pytest.mark.skipif(not native_available(), reason="cdclkit[native] is not installed")
@@ -308,7 +308,7 @@ def test_json_keeps_sizes_and_hashes_and_the_files_keep_the_bytes(tmp_path, caps
     certificate = result.certificate
     assert certificate.checked_by in CHECKERS
     assert isinstance(certificate.details["cnf"], bytes) and isinstance(certificate.details["proof"], bytes)
-    document = certificate_json(certificate)
+    document = certificate.to_json()
     for key in ("cnf", "proof"):
         data = certificate.details[key]
         assert document["details"][key] == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
@@ -316,7 +316,7 @@ def test_json_keeps_sizes_and_hashes_and_the_files_keep_the_bytes(tmp_path, caps
     claim = {"solver": "sat", **certificate.details}
     nested = Certificate("agreement", ("sat", "cpsat"), {"claims": [claim]})
     proof_bytes = len(certificate.details["proof"])
-    assert certificate_json(nested)["details"]["claims"][0]["proof"]["bytes"] == proof_bytes
+    assert nested.to_json()["details"]["claims"][0]["proof"]["bytes"] == proof_bytes
     paths = write_certificate(nested, tmp_path)
     assert sorted(p.name for p in paths) == ["certificate.json", "proof.drat", "statement.cnf"]
     assert (tmp_path / "proof.drat").read_bytes() == certificate.details["proof"]

@@ -149,6 +149,7 @@ def test_exit_3_names_the_stage_that_ran_out():
     assert out.returncode == 3 and "memory limit" in out.stdout and "TiB" in out.stdout
 
 
+@pytest.mark.slow  # 5 s: one CLI process per backend
 def test_exit_5_for_an_unchecked_claim_and_1_only_with_a_checked_certificate():
     claim = nqcsp("solve", "6", "--queen", "1,1", "--solver", "cpsat")
     assert claim.returncode == 5 and "claim" in claim.stdout

@@ -16,7 +16,7 @@ from nqcsp.solvers.localsearch import default_restarts
 
 pytest.importorskip("numba")
 
-from nqcsp.solvers._kernels import localsearch as kernels  # noqa: E402
+from nqcsp.solvers._kernels import localsearch as kernels
 
 SOLVERS = ("qs4", "minconflicts")
 

@@ -197,6 +197,7 @@ if __name__ == "__main__":
 
 @pytest.mark.slow  # 6-10 s each: a local cluster started in a fresh interpreter
 @pytest.mark.skipif(sys.platform != "linux", reason="local Dask workers are forked only on Linux")
+@pytest.mark.slow  # 9 s each: starts a local Dask cluster twice
 @pytest.mark.parametrize("warm", ["warm", "cold"])
 def test_local_cluster_workers_start_with_what_warm_loaded(tmp_path, warm):
     pytest.importorskip("distributed")
@@ -222,6 +223,7 @@ def test_workers_are_not_forked_from_a_process_running_threads():
         helper.join()
 
 
+@pytest.mark.slow  # 4.5 s: a CLI process connecting to a cluster
 def test_cli_runs_on_a_scheduler_given_by_address(dask_client):
     out = nqcsp("blockades", "4", "6", "--format", "json", "--no-progress",
                 "--scheduler", dask_client.scheduler.address)
@@ -245,6 +247,7 @@ def nqcsp(*args, stdin=None, timeout=120):
                           text=True, timeout=timeout)
 
 
+@pytest.mark.slow  # 5 s: a batch whose lines kill their workers, rerun until they are charged
 def test_batch_isolates_every_line_with_its_number():
     lines = [json.dumps({"n": 8, "id": "a"}),
              json.dumps({"n": 10**12, "id": "huge"}),

@@ -7,16 +7,16 @@ from naive import naive_count, naive_has_solution, naive_is_solution, naive_solu
 
 pytest.importorskip("pysat")
 
-import nqcsp.drat  # noqa: E402
-from nqcsp import Problem, Status, solve  # noqa: E402
-from nqcsp.cli import main as cli_main  # noqa: E402
-from nqcsp.cnf import ENCODINGS, encode, parse_dimacs  # noqa: E402
-from nqcsp.contract import run_backend  # noqa: E402
-from nqcsp.drat import check_drat  # noqa: E402
-from nqcsp.limits import Limits  # noqa: E402
-from nqcsp.solvers import options_for  # noqa: E402
-from nqcsp.solvers.sat import PROOF_SOLVERS, count_solutions, enumerate_solutions  # noqa: E402
-from nqcsp.statement import reference_cnf  # noqa: E402
+import nqcsp.drat
+from nqcsp import Problem, Status, solve
+from nqcsp.cli import main as cli_main
+from nqcsp.cnf import ENCODINGS, encode, parse_dimacs
+from nqcsp.contract import run_backend
+from nqcsp.drat import check_drat
+from nqcsp.limits import Limits
+from nqcsp.solvers import options_for
+from nqcsp.solvers.sat import PROOF_SOLVER, PROOF_SOLVERS, new_solver
+from nqcsp.statement import reference_cnf
 
 A000170 = [1, 0, 0, 2, 10, 4, 40, 92]  # OEIS: solutions of n-queens, n = 1..8
 
@@ -220,6 +220,27 @@ def test_proof_false_turns_unsat_into_unknown_and_time_limits_give_unknown():
 # --- enumeration --------------------------------------------------------------------------------------
 
 
+def enumerate_solutions(problem, encoding="seqcounter", sat_solver=PROOF_SOLVER):
+    """Every model of the whole-grid CNF (``nqcsp export``'s), by blocking each found one: the encoding is
+    right when these are exactly the naive solutions. Cell (r, c) is variable r * n + c + 1."""
+    n = problem.n
+    formula = encode(problem, encoding)
+    solver = new_solver(sat_solver, formula.clauses(), formula)
+    try:
+        while solver.solve():
+            cells = [lit - 1 for lit in solver.get_model()[: n * n] if lit > 0]
+            assert len(cells) == n and sorted(cell // n for cell in cells) == list(range(n))
+            cols = tuple(cell % n for cell in sorted(cells))
+            yield cols
+            solver.add_clause([-(row * n + col + 1) for row, col in enumerate(cols)])
+    finally:
+        solver.delete()
+
+
+def count_solutions(problem, encoding, sat_solver):
+    return sum(1 for _ in enumerate_solutions(problem, encoding, sat_solver))
+
+
 @pytest.mark.parametrize("encoding, sat_solver", [("seqcounter", "cadical195"), ("commander", "glucose4"),
                                                   ("native", "minicard"), ("cardenc-bitwise", "minisat22")])
 def test_blocking_clause_counts_match_oeis_and_naive(encoding, sat_solver):
@@ -229,7 +250,7 @@ def test_blocking_clause_counts_match_oeis_and_naive(encoding, sat_solver):
 
 def test_enumeration_with_a_mandatory_queen_is_the_naive_set():
     for n, queens in [(6, [(1, 3)]), (8, [(0, 3)]), (8, [(2, 2), (0, 4)])]:
-        found = [tuple(cols.tolist()) for cols in enumerate_solutions(Problem(n, queens))]
+        found = list(enumerate_solutions(Problem(n, queens)))
         assert len(found) == len(set(found))
         assert set(found) == set(naive_solutions(n, queens))
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -25,7 +26,7 @@ _BATCH = 64           # prefixes per kernel call when counting
 _SOLUTION_BATCH = 4096
 
 
-def _kernels():
+def _kernels() -> ModuleType:
     from nqcsp.bitboard import kernels
 
     return kernels
@@ -305,13 +306,13 @@ def _count(problem: Problem, symmetry: bool, executor: Executor | None,
         return total, leaves
     tasks = _tasks(problem, symmetry, _prefix_depth(problem.n), _BATCH)
     prefixes = sum(len(task.prefixes) for task in tasks)
-    done = [0]
+    prefixes_done = [0]
 
     def run(task: CountTask) -> tuple[int, int]:
         result = run_count_task(task)
         if progress is not None:
-            done[0] += len(task.prefixes)   # only read for display; a lost update does not touch the count
-            progress(done[0], prefixes)
+            prefixes_done[0] += len(task.prefixes)   # only read for display; a lost update leaves the count
+            progress(prefixes_done[0], prefixes)
         return result
 
     if len(tasks) == 1:

@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except RecursionError as exc:
         return _fail(f"nqcsp: internal error (a bug, please report): RecursionError: {exc}", EXIT_INTERNAL)
-    except Exception as exc:  # noqa: BLE001 - the last line of defence: one line and exit 4, no traceback
+    except Exception as exc:
         return _fail(f"nqcsp: internal error (a bug, please report): {type(exc).__name__}: {exc}",
                      EXIT_INTERNAL)
 

@@ -18,15 +18,20 @@ import json
 import sys
 from typing import Any
 
-from nqcsp.cli.common import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, read_input
+from nqcsp.cli.common import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_executor_arguments,
+    executor_from_args,
+    read_input,
+)
 
-EXIT_INTERRUPTED = 130
 INPUT, INTERNAL = "input", "internal"
 
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
-    from nqcsp.parallel import add_executor_arguments
-
     parser.add_argument("--batch", metavar="FILE",
                         help="many problems, JSON lines {\"n\": N, \"queens\": [[r, c], ...], \"id\": ...} "
                              "in, JSON lines out, in input order ('-' for stdin)")
@@ -64,7 +69,7 @@ def solve_line(number: int, line: str, defaults: dict[str, Any]) -> dict[str, An
         return {"line": number, "id": record_id, **result.to_json()}
     except (ValueError, TypeError) as exc:
         return error_record(number, record_id, INPUT, str(exc))
-    except Exception as exc:  # noqa: BLE001 - the point of a batch: one line's failure is that line's record
+    except Exception as exc:
         return error_record(number, record_id, INTERNAL, f"{type(exc).__name__}: {exc}")
 
 
@@ -78,7 +83,7 @@ def _record_id(line: str) -> Any:
 
 
 def run_batch(args: argparse.Namespace) -> int:
-    from nqcsp.parallel import executor_from_args, iter_outcomes
+    from nqcsp.parallel import iter_outcomes
 
     text = read_input(args.batch)
     lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]

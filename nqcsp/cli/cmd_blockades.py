@@ -7,14 +7,17 @@ import contextlib
 import json
 import sys
 
-from nqcsp.cli.common import EXIT_OK, UsageError, board_size_arg
-
-EXIT_INTERRUPTED = 130
+from nqcsp.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+    add_executor_arguments,
+    board_size_arg,
+    executor_from_args,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from nqcsp.parallel import add_executor_arguments
-
     parser = sub.add_parser(
         "blockades", help="sweep every cell of boards N..M",
         description="For every cell (up to the 8 board symmetries) of every board size N..M: a verified "
@@ -38,7 +41,6 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from nqcsp.blockades import class_count, iter_sweep, load_solvers
-    from nqcsp.parallel import executor_from_args
 
     last = args.first if args.last is None else args.last
     if last < args.first:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from nqcsp.cli.common import EXIT_OK, EXIT_UNKNOWN, UsageError, board_size_arg, fail, queen_arg
+from nqcsp.cli.common import (
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    UsageError,
+    add_queen_argument,
+    board_size_arg,
+    fail,
+)
 from nqcsp.problem import Problem
 
 REFERENCE = "reference"
@@ -23,8 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "variable row*N + col + 1; 'reference' writes the auditable statement every nqcsp DRAT "
                     "proof refutes (the residual board, pairwise, its variable map in the header).")
     parser.add_argument("n", type=board_size_arg, metavar="N", help="board size")
-    parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
-                        help="a mandatory queen, 0-based row and column (repeatable)")
+    add_queen_argument(parser)
     parser.add_argument("--format", choices=("dimacs",), default="dimacs", help="output format (dimacs)")
     clausal = [REFERENCE, *(e for e in ENCODINGS if e != "native")]
     parser.add_argument("--encoding", choices=clausal, default="commander", metavar="E",

@@ -14,6 +14,7 @@ from nqcsp.cli.common import (
     EXIT_OK,
     EXIT_UNKNOWN,
     UsageError,
+    add_queen_argument,
     board_size_arg,
     memory_arg,
     positive_float_arg,
@@ -39,8 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_problem_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
-                        help="a mandatory queen, 0-based row and column (repeatable)")
+    add_queen_argument(parser)
     parser.add_argument("--solver", default="auto",
                         help="backend name, or auto (default); see `nqcsp solvers`")
     parser.add_argument("--format", choices=("board", "columns", "json"), default=None,
@@ -145,6 +145,7 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
     from nqcsp.api import TRIVIAL
     from nqcsp.board import format_columns
     from nqcsp.result import Status
+    from nqcsp.solvers.base import REASON
 
     out = out or sys.stdout
     fmt = fmt or ("board" if result.n <= BOARD_TEXT_UP_TO else "columns")
@@ -153,7 +154,7 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
     elif result.status is Status.SAT:
         if fmt == "board":
             out.write(result.board())
-        else:
+        elif result.columns is not None:
             for chunk in format_columns(result.columns):
                 out.write(chunk)
     elif result.status is Status.UNSAT:
@@ -164,7 +165,7 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
         source = "; found by the pre-check, before any backend" if result.solver == TRIVIAL else ""
         out.write(f"no solution ({summary}{claim}{source})\n")
     else:
-        out.write(f"unknown: {result.stats.get('reason', 'gave up')}\n")
+        out.write(f"unknown: {result.stats.get(REASON, 'gave up')}\n")
     out.flush()
     return exit_code(result)
 

@@ -3,7 +3,7 @@
 Each ``BackendSpec`` says where the backend lives (imported only when used), whether it is complete, what
 boards it takes, its options (the declarative ``Option`` vocabulary of ``solvers.base``), and one line of
 description. The portfolio chooses by these facts; the CLI, README tables and benchmarks read them here.
-Adding a backend: see "Adding a backend" in the README.
+Adding a backend: see "Adding a backend" in CONTRIBUTING.md.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ _SPECS: tuple[BackendSpec, ...] = (
                 (Option("proof", True, "bool", "write an LRAT refutation of the reference statement"),),
                 max_free=512),
     BackendSpec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
-                "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration",
+                "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean')",
                 (Option("model", "alldiff", "choice", "CP model", choices=("alldiff", "boolean")),
                  Option("workers", 1, "int", "CP-SAT search workers", low=1, high=256),
                  Option("presolve", False, "bool", "CP-SAT presolve"),

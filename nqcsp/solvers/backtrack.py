@@ -28,7 +28,7 @@ from nqcsp.problem import Problem
 from nqcsp.residual import Residual, residual_within
 from nqcsp.result import Certificate, Result, Status, columns_array
 from nqcsp.solvers import spec
-from nqcsp.solvers.base import PROVE_S, REASON, SEARCH_S, SOLVE_S, STAGE, Clock
+from nqcsp.solvers.base import NODES, PROVE_S, REASON, SEARCH_S, SOLVE_S, STAGE, Clock
 from nqcsp.statement import Statement
 
 # The statement is built in plain Python (REFERENCE_SECONDS_PER_CLAUSE, REFERENCE_BYTES_PER_CLAUSE of
@@ -104,7 +104,8 @@ class BacktrackSolver:
         buffer = _ProofBuffer(limits.memory // (2 * BYTES_PER_PROOF_BYTE))
         outcome = first_solution(residual, limits, proof=plan[1] if plan else None,
                                  sink=buffer.write if plan else None)
-        stats = {"nodes": outcome.nodes, "free": free, SEARCH_S: outcome.search_s, SOLVE_S: clock.elapsed()}
+        stats: dict[str, Any] = {NODES: outcome.nodes, "free": free, SEARCH_S: outcome.search_s,
+                                 SOLVE_S: clock.elapsed()}
         if outcome.solution is not None:
             return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.solution, problem.n),
                           stats=stats)

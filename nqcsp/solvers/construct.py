@@ -22,7 +22,7 @@ from nqcsp.construction import (
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Result, Status, columns_array
-from nqcsp.solvers.base import Clock
+from nqcsp.solvers.base import REASON, SOLVE_S, Clock
 from nqcsp.symmetry import SYMMETRIES, covers, transform
 
 
@@ -54,7 +54,7 @@ class ConstructSolver:
 
     def _found(self, problem: Problem, clock: Clock, cols: np.ndarray, how: str) -> Result:
         return Result(problem, Status.SAT, self.name, columns=columns_array(cols, problem.n),
-                      stats={"construction": how, "solve_s": clock.elapsed()})
+                      stats={"construction": how, SOLVE_S: clock.elapsed()})
 
     def _unknown(self, problem: Problem, clock: Clock, why: str) -> Result:
-        return Result(problem, Status.UNKNOWN, self.name, stats={"reason": why, "solve_s": clock.elapsed()})
+        return Result(problem, Status.UNKNOWN, self.name, stats={REASON: why, SOLVE_S: clock.elapsed()})

@@ -106,7 +106,7 @@ class _LocalSearch:
         n = problem.n
         stats: dict[str, Any] = {"seed": seed}
         if problem.attack is not None or n == 0:
-            stats["reason"] = "mandatory queens attack each other" if n else "empty board"
+            stats[REASON] = "mandatory queens attack each other" if n else "empty board"
             return Result(problem, Status.UNKNOWN if n else Status.SAT, self.name,
                           columns=None if n else columns_array([], 0), stats=stats)
         limits.need_memory("search", bytes_needed(n), f"local search on {n} queens")
