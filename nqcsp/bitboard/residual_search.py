@@ -36,7 +36,7 @@ def state_bytes(free: int, span: int) -> int:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class SearchOutcome:
     """``solution`` (full-board columns by row) when found, ``exhausted`` when there is none, neither when
     the deadline came first; ``nodes`` placed."""
 
@@ -64,7 +64,7 @@ def proof_room(free: int) -> int:
 
 def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
                    proof: ProofTables | None = None,
-                   sink: Callable[[bytes], bool] | None = None) -> Outcome:
+                   sink: Callable[[bytes], bool] | None = None) -> SearchOutcome:
     """Search ``residual`` until a solution, exhaustion or the deadline (checked between chunks).
 
     The caller has checked the memory (``state_bytes``): the per-level state grows as free^3 / 32 bytes,
@@ -80,7 +80,7 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
     started = time.perf_counter()
     k = residual.size
     if k == 0:
-        return Outcome(residual.lift(np.empty(0, dtype=np.int64)), False, 0, 0.0)
+        return SearchOutcome(residual.lift(np.empty(0, dtype=np.int64)), False, 0, 0.0)
     words = words_for(k)
     rows = np.ascontiguousarray(residual.rows, dtype=np.int64)
     cols = np.ascontiguousarray(residual.cols, dtype=np.int64)
@@ -117,7 +117,7 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
     budget = _FIRST_CHUNK
     while stats[2] == 0:
         if limits.expired():
-            return Outcome(None, False, int(stats[1]), time.perf_counter() - started)
+            return SearchOutcome(None, False, int(stats[1]), time.perf_counter() - started)
         chunk_started = time.perf_counter()
         nodes_before = int(stats[1])
         kernels.search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score,
@@ -138,7 +138,7 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
         budget = int(min(budget * 4, max(64, done * CHUNK_S / max(spent, 1e-6))))
     elapsed = time.perf_counter() - started
     if stats[2] < 0:
-        return Outcome(None, True, int(stats[1]), elapsed, written if proving else 0)
+        return SearchOutcome(None, True, int(stats[1]), elapsed, written if proving else 0)
     residual_cols = np.empty(k, dtype=np.int64)
     residual_cols[picks[:, 0]] = cols[picks[:, 1]]
-    return Outcome(residual.lift(residual_cols), False, int(stats[1]), elapsed)
+    return SearchOutcome(residual.lift(residual_cols), False, int(stats[1]), elapsed)
