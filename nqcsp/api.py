@@ -43,13 +43,13 @@ def trivial_answer(problem: Problem, limits: Limits) -> Result | None:
     and a free row or column that the mandatory queens leave without a cell."""
     certificate = attack_certificate(problem)
     if certificate is None and problem.n > 0:
-        free = problem.n - len(problem.queens)
+        free = problem.n - len(problem.queen_array)
         # Each mandatory queen attacks at most two free cells of another row (its column is not free):
         # a free line can be empty only when 2 * queens >= free lines.
         if free == 0:
             return Result(problem, Status.SAT, "trivial", columns=columns_array(
-                [col for _, col in sorted(problem.queens)], problem.n))
-        if 2 * len(problem.queens) >= free:
+                problem.queen_array[:, 1], problem.n))
+        if 2 * len(problem.queen_array) >= free:
             line = residual_within(problem, limits).empty_line()
             if line is not None:
                 certificate = empty_line_certificate(line)
@@ -69,7 +69,7 @@ def verified(result: Result, limits: Limits) -> Result:
     limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n, f"checking {n} queens")
     limits.need_time("verify", VERIFY_S_PER_QUEEN * n)
     started = time.perf_counter()
-    violation = find_violation(n, result.columns, problem.queens)
+    violation = find_violation(n, result.columns, problem.queen_array)
     if violation is not None:
         raise InternalSolverError(f"solver {result.solver!r} returned an invalid solution for {problem}: "
                                   f"{violation}")

@@ -11,7 +11,12 @@ EMPTY, QUEEN = ".", "Q"
 
 def render_board(queens: Iterable[int]) -> str:
     """Board text for a full solution given as columns by row."""
-    cols = np.asarray(queens if isinstance(queens, np.ndarray) else list(queens), dtype=np.int64)
+    try:
+        cols = np.asarray(queens if isinstance(queens, np.ndarray) else list(queens), dtype=np.int64)
+    except OverflowError:
+        raise ValueError("a column is beyond 64 bits, outside every board") from None
+    if cols.ndim != 1:
+        raise ValueError(f"columns must be one column per row (1-D), got shape {cols.shape}")
     return render_cells(len(cols), np.column_stack((np.arange(len(cols)), cols)))
 
 
@@ -21,6 +26,10 @@ def render_cells(n: int, cells: Iterable[tuple[int, int]] | np.ndarray) -> str:
     grid[:, n] = ord("\n")
     cell_arr = np.asarray(cells if isinstance(cells, np.ndarray) else list(cells), dtype=np.int64)
     cell_arr = cell_arr.reshape(-1, 2)
+    outside = np.flatnonzero(((cell_arr < 0) | (cell_arr >= n)).any(axis=1))
+    if len(outside):
+        row, col = (int(v) for v in cell_arr[outside[0]])
+        raise ValueError(f"cell ({row}, {col}) is off the {n}x{n} board (rows and columns are 0..{n - 1})")
     if len(cell_arr):
         grid[cell_arr[:, 0], cell_arr[:, 1]] = ord(QUEEN)
     return grid.tobytes().decode("ascii")

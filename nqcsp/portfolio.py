@@ -55,14 +55,14 @@ POLICY = Policy()
 
 
 def free_rows(problem: Problem) -> int:
-    return problem.n - len({row for row, _ in problem.queens})
+    return problem.free_row_count
 
 
 def complete_backends(problem: Problem, policy: Policy = POLICY) -> list[str]:
     """Installed complete backends that take this residual board, in the policy's order."""
     facts = {s.name: s for s in specs()}
     free = free_rows(problem)
-    completion = free <= policy.backtrack_first_free_up_to or len(problem.queens) >= free
+    completion = free <= policy.backtrack_first_free_up_to or len(problem.queen_array) >= free
     preferred = policy.complete_order if completion else policy.open_board_order
     ordered = [name for name in preferred if name in facts]
     ordered += [s.name for s in specs() if s.complete and s.name not in ordered]

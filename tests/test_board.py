@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,3 +43,9 @@ def test_result_board_matches_columns():
     board = result.board()
     assert board.splitlines()[0] == "...Q...."
     assert parse_board(board)[1] == list(enumerate(result.column_tuple()))
+
+
+@pytest.mark.parametrize("columns", [[5, 0], [-1, 0], [2**64, 0]])
+def test_a_column_off_the_board_is_a_value_error(columns):
+    with pytest.raises(ValueError, match="board"):
+        render_board(columns)

@@ -113,7 +113,7 @@ class _LocalSearch:
         limits.need_time("search", SETUP_S_PER_QUEEN * n)
         state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
         rng = np.array([seed], dtype=np.uint64)
-        mandatory = np.array(problem.queens, dtype=np.int64).reshape(-1, 2)
+        mandatory = problem.queen_array
         fixed = np.zeros((n + 7) // 8, dtype=np.uint8)
         np.bitwise_or.at(fixed, mandatory[:, 0] >> 3, (1 << (mandatory[:, 0] & 7)).astype(np.uint8))
         tail = _option(options, "tail", default_tail(n))
