@@ -14,6 +14,7 @@ per line), and ``native`` keeps the at-most-one constraints for solvers with car
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -251,13 +252,26 @@ def residual_lines(residual: Residual) -> tuple[list[np.ndarray], list[np.ndarra
 
 def reference_size(residual: Residual) -> tuple[int, int]:
     """Variables and clauses of ``nqcsp.statement.reference_cnf`` for this residual, without building it."""
-    i, j = np.nonzero(residual.allowed)
-    r, c = residual.rows[i], residual.cols[j]
+    allowed = residual.allowed
+    line_counts = [allowed.sum(axis=1, dtype=np.int64), allowed.sum(axis=0, dtype=np.int64)]
+    i, j = np.nonzero(allowed)
+    if len(i):
+        r, c = residual.rows[i], residual.cols[j]
+        n = residual.n
+        line_counts += [np.bincount(r + c), np.bincount(r - c + n)]
     clauses = len(residual.rows) + len(residual.cols)
-    for keys in (i, j, r + c, r - c):
-        counts = np.unique(keys, return_counts=True)[1].astype(np.int64) if len(keys) else keys
+    for counts in line_counts:
         clauses += int((counts * (counts - 1) // 2).sum())
     return len(i), clauses
+
+
+def reference_clauses_at_least(residual: Residual) -> int:
+    """A lower bound on the reference CNF's clauses from the cell count alone, at once: a line's pairs
+    grow with the square of its cells, so its rows and columns hold the fewest when the cells are spread
+    evenly. Diagonals are left out."""
+    lines = max(residual.size, 1)
+    per_line = residual.cell_count / lines
+    return 2 * lines + max(0, math.floor(2 * lines * per_line * (per_line - 1) / 2) - 1)
 
 
 def residual_literals(residual: Residual) -> int:

@@ -289,3 +289,28 @@ def test_import_nqcsp_loads_neither_pysat_nor_dratify():
     code = "import sys, nqcsp; print(any(m.split('.')[0] in ('pysat', 'dratify') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_pairwise_formula_of_terabytes_is_refused_at_once():
+    # Sizing the formula counted 16 M cells outside the clock: 2.2-3.7 s to say it needs terabytes.
+    import time
+
+    started = time.perf_counter()
+    result = solve(4000, solver="sat", encoding="pairwise", time_limit=1, memory_limit=2**33)
+    assert time.perf_counter() - started <= 1.5
+    assert result.status is Status.UNKNOWN
+    assert "TiB" in result.stats["reason"] and "at least" in result.stats["reason"]
+
+
+def test_the_reference_lower_bound_never_exceeds_the_count():
+    from nqcsp.cnf import reference_clauses_at_least, reference_size
+    from nqcsp.completion import random_completion
+    from nqcsp.residual import residual_of
+
+    for seed in range(30):
+        problem = Problem(30, random_completion(30, seed % 20, seed))
+        if problem.attack is None and problem.free_row_count:
+            residual = residual_of(problem)
+            statement = reference_cnf(problem)
+            assert reference_clauses_at_least(residual) <= reference_size(residual)[1] \
+                == len(statement.clauses)
