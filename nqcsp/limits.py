@@ -15,6 +15,7 @@ import math
 import numbers
 import os
 import resource
+import threading
 import time
 from dataclasses import dataclass
 
@@ -129,9 +130,11 @@ class Limits:
         return cls(None, default_memory_limit())
 
     def remaining(self) -> float | None:
+        """Seconds left; a limit of centuries is capped at the longest wait Python's timers take
+        (``threading.TIMEOUT_MAX``), so every stage can hand it to a timer."""
         if self.deadline is None:
             return None
-        return max(0.0, self.deadline - time.perf_counter())
+        return min(max(0.0, self.deadline - time.perf_counter()), threading.TIMEOUT_MAX)
 
     def expired(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline

@@ -167,3 +167,18 @@ def test_batch_lines_carry_solver_options_and_a_misspelt_one_is_an_error_record(
     assert first["status"] == "UNKNOWN" and first["stats"]["restarts"] <= 1
     assert second["error_type"] == "input" and "max_restart" in second["error"]
     assert out.returncode == 2
+
+
+@pytest.mark.parametrize("limit", ["1e10", "1e300"])
+def test_a_time_limit_of_centuries_is_still_a_limit(limit, capsys, monkeypatch):
+    # The SAT search's timer took the remaining seconds as they were: OverflowError in its thread.
+    import threading
+
+    from nqcsp.cli import main
+
+    escaped = []
+    monkeypatch.setattr(threading, "excepthook", escaped.append)
+    assert main(["solve", "6", "--queen", "0,0", "--time-limit", limit]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("no solution (") and "checked by" in out and err == ""
+    assert escaped == []
