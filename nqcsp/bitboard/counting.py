@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nqcsp.lazy import load
 from nqcsp.parallel import cpu_count
 from nqcsp.problem import Cell, Problem, as_problem
 from nqcsp.symmetry import SYMMETRIES, Symmetry, cell_image
@@ -26,9 +27,7 @@ _SOLUTION_BATCH = 4096
 
 
 def _kernels():
-    from nqcsp.bitboard import kernels
-
-    return kernels
+    return load("nqcsp.bitboard.kernels")
 
 
 def allowed_masks(problem: Problem) -> np.ndarray:

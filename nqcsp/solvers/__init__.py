@@ -8,13 +8,14 @@ Adding a backend: see "Adding a backend" in the README.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import shutil
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nqcsp.lazy import load
 from nqcsp.solvers.base import Option, Solver, resolve_options
 
 _BIG = 2**62  # the largest integer option value: every count fits numba's int64 state
@@ -24,7 +25,7 @@ def _lazy_check(module: str, function: str) -> Any:
     """A value check that lives in a backend module, imported only when the option is given."""
 
     def check(value: Any) -> Any:
-        return getattr(importlib.import_module(module), function)(value)
+        return getattr(load(module), function)(value)
 
     return check
 
@@ -103,6 +104,7 @@ _SPECS: tuple[BackendSpec, ...] = (
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}
 _instances: dict[str, Solver] = {}
+_INSTANCES_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -162,8 +164,9 @@ def get_solver(name: str) -> Solver:
     if name not in _instances:
         if not _installed(backend):
             raise ImportError(f"solver {name!r} needs {', '.join(backend.requires)}, which is not installed")
-        module = importlib.import_module(backend.module)
-        _instances[name] = getattr(module, backend.cls)()
+        with _INSTANCES_LOCK:
+            if name not in _instances:
+                _instances[name] = getattr(load(backend.module), backend.cls)()
     return _instances[name]
 
 
