@@ -74,7 +74,41 @@ def _is_int(token: str) -> bool:
     return True
 
 
+# Up to this many columns Python's str is quicker than loading the numba kernel.
+KERNEL_FROM = 1 << 16
+# Seconds per column to write columns text: the kernel, measured at 10^8 (1.1 CPU s) with margin, and
+# the seconds to import numba and load the kernel in a fresh process.
+COLUMNS_TEXT_S_PER_QUEEN = 2e-8
+COLUMNS_KERNEL_LOAD_S = 0.8
+TEXT_KERNEL = "nqcsp.solvers._kernels.text"
+
+
+def columns_text_seconds(n: int) -> float:
+    """About how long writing n columns as text takes, loading the kernel included when needed."""
+    from nqcsp.lazy import loaded
+
+    load_s = COLUMNS_KERNEL_LOAD_S if n >= KERNEL_FROM and loaded(TEXT_KERNEL) is None else 0.0
+    return load_s + COLUMNS_TEXT_S_PER_QUEEN * n
+
+
+def column_text_chunks(queens: np.ndarray, chunk: int = 1 << 20) -> Iterator[bytes]:
+    """Columns one per line as ASCII, in chunks so writing 10^8 of them needs little memory and time:
+    a numba kernel writes the digits (Python's str of 10^8 ints took 13 s)."""
+    if len(queens) < KERNEL_FROM:
+        for start in range(0, len(queens), chunk):
+            yield ("\n".join(map(str, queens[start:start + chunk].tolist())) + "\n").encode("ascii")
+        return
+    from nqcsp.lazy import load
+
+    kernel = load(TEXT_KERNEL)
+    size = max(1, min(chunk, len(queens)))
+    out = np.empty(kernel.MAX_LINE_BYTES * size, dtype=np.uint8)
+    for start in range(0, len(queens), size):
+        written = kernel.decimal_lines(queens[start:start + size], out, kernel.DIGIT_PAIRS)
+        yield out[:written].tobytes()
+
+
 def format_columns(queens: np.ndarray, chunk: int = 1 << 20) -> Iterator[str]:
-    """Columns one per line, yielded in chunks so writing 10^8 of them needs little memory."""
-    for start in range(0, len(queens), chunk):
-        yield "\n".join(map(str, queens[start:start + chunk].tolist())) + "\n"
+    """Columns one per line, yielded in chunks (``column_text_chunks`` as text)."""
+    for text in column_text_chunks(queens, chunk):
+        yield text.decode("ascii")

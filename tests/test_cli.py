@@ -182,3 +182,23 @@ def test_a_time_limit_of_centuries_is_still_a_limit(limit, capsys, monkeypatch):
     out, err = capsys.readouterr()
     assert out.startswith("no solution (") and "checked by" in out and err == ""
     assert escaped == []
+
+
+def test_writing_columns_is_inside_the_time_limit(capsysbinary):
+    # Columns were written with Python's str after the solve, outside the limit: 2.9 s at 2 * 10^7 for 1 s.
+    import time
+
+    import numpy as np
+
+    from nqcsp import verify
+    from nqcsp.cli import main
+
+    n = 20_000_000
+    started = time.perf_counter()
+    code = main(["solve", str(n), "--format", "columns", "--time-limit", "2"])
+    assert time.perf_counter() - started <= 2.5
+    out = capsysbinary.readouterr().out
+    if code == 0:
+        assert verify(n, np.array(out.split(), dtype=np.int64))
+    else:
+        assert code == 3 and out.startswith(b"unknown: time limit")

@@ -72,7 +72,16 @@ def run(args: argparse.Namespace) -> int:
     if fmt == "board":
         # Refused before solving: the board text of a big n cannot be held, whatever the answer.
         check_board_fits(args.n, args.memory_limit)
-    result = solve(args.n, queens, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
+    time_limit = args.time_limit
+    if time_limit is not None:
+        # Writing the answer is a stage of the call like any other: its time is kept back from the solve.
+        writing = output_seconds(args.n, fmt)
+        if writing >= time_limit:
+            sys.stdout.write(f"unknown: time limit: writing the answer for N = {args.n} as {fmt} needs about "
+                             f"{writing:.2g} s, over the time limit of {time_limit} s\n")
+            return EXIT_UNKNOWN
+        time_limit -= writing
+    result = solve(args.n, queens, solver=args.solver, time_limit=time_limit, seed=args.seed,
                    memory_limit=args.memory_limit)
     if args.proof_dir is not None and result.certificate is not None:
         from nqcsp.certify import write_certificate
@@ -82,6 +91,21 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write the certificate to {args.proof_dir!r}: {exc.strerror}") from None
     return write_result(result, fmt)
+
+
+# Board text is rendered by numpy at about 1 ns a byte (n (n + 1) bytes); JSON joins the columns text
+# once more in Python.
+BOARD_S_PER_BYTE = 2e-9
+JSON_FACTOR = 2.0
+
+
+def output_seconds(n: int, fmt: str) -> float:
+    """About how long writing a SAT answer of size n takes in ``fmt``."""
+    from nqcsp.board import columns_text_seconds
+
+    if fmt == "board":
+        return BOARD_S_PER_BYTE * n * (n + 1)
+    return columns_text_seconds(n) * (JSON_FACTOR if fmt == "json" else 1.0)
 
 
 def check_board_fits(n: int, memory_limit: int | None) -> None:
@@ -129,7 +153,6 @@ def exit_code(result: Result) -> int:
 
 
 def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> int:
-    from nqcsp.board import format_columns
     from nqcsp.result import Status
 
     out = out or sys.stdout
@@ -140,8 +163,7 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
         if fmt == "board":
             out.write(result.board())
         else:
-            for chunk in format_columns(result.columns):
-                out.write(chunk)
+            write_columns(result.columns, out)
     elif result.status is Status.UNSAT:
         certificate = result.certificate
         summary = certificate.summary() if certificate is not None else "no certificate"
@@ -151,6 +173,21 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
         out.write(f"unknown: {result.stats.get('reason', 'gave up')}\n")
     out.flush()
     return exit_code(result)
+
+
+def write_columns(columns: object, out: TextIO) -> None:
+    """Columns text, as bytes straight to the binary stream under ``out`` when it has one."""
+    from nqcsp.board import column_text_chunks, format_columns
+
+    binary = getattr(out, "buffer", None)
+    if binary is None:
+        for text in format_columns(columns):
+            out.write(text)
+        return
+    out.flush()
+    for chunk in column_text_chunks(columns):
+        binary.write(chunk)
+    binary.flush()
 
 
 def write_json(result: Result, out: TextIO) -> None:

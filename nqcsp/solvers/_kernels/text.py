@@ -9,7 +9,7 @@ from numba import njit
 # Bytes one int64 takes at most as text: a sign, 19 digits and the newline.
 MAX_LINE_BYTES = 21
 # "00" .. "99": two digits per division.
-_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode("ascii"), dtype=np.uint8).copy()
+DIGIT_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode("ascii"), dtype=np.uint8).copy()
 
 
 @njit(cache=True, nogil=True)
