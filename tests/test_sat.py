@@ -285,6 +285,29 @@ def test_export_refuses_bad_input():
     assert cli_main(["export", "4", "--queen", "9,9"]) == 2
 
 
+def test_a_pairwise_export_beyond_a_stated_size_is_refused_naming_the_bytes(capsys):
+    # n = 600 grew to 24 GB in memory and was killed; n = 1500 exited 4 with MemoryError.
+    assert cli_main(["export", "1500", "--encoding", "pairwise", "--max-size", "1G"]) == 2
+    err = capsys.readouterr().err
+    assert "GiB" in err and "bytes)" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("n, queens",
+                         [(0, []), (1, [(0, 0)]), (2, []), (7, [(0, 1), (2, 2)]), (30, [(3, 4)])])
+def test_the_streamed_pairwise_export_is_the_pairwise_formula(n, queens, capsysbinary):
+    from nqcsp.cnf import dimacs_text, pairwise_grid_size, pairwise_grid_text_bytes
+
+    problem = Problem(n, queens)
+    args = ["export", str(n), *[arg for r, c in queens for arg in ("--queen", f"{r},{c}")], "--encoding",
+            "pairwise"]
+    assert cli_main(args) == 0
+    streamed = capsysbinary.readouterr().out
+    formula = encode(problem, "pairwise")
+    assert streamed.decode("ascii") == dimacs_text(formula)
+    assert pairwise_grid_size(problem) == (formula.num_vars, formula.num_clauses)
+    assert len(streamed) <= pairwise_grid_text_bytes(problem)
+
+
 def test_import_nqcsp_loads_neither_pysat_nor_dratify():
     code = "import sys, nqcsp; print(any(m.split('.')[0] in ('pysat', 'dratify') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -44,3 +44,18 @@ def decimal_lines(values: np.ndarray, out: np.ndarray, pairs: np.ndarray) -> int
             out[at - 1] = 48 + value
         pos = end + 1
     return pos
+
+
+@njit(cache=True, nogil=True)
+def clause_lines(literals: np.ndarray, out: np.ndarray, pairs: np.ndarray) -> int:
+    """Write each row of the 2-D ``literals`` as a DIMACS clause ("a b 0\\n") into ``out`` (uint8, at
+    least MAX_LINE_BYTES per literal plus 3 per row); the number of bytes written."""
+    pos = 0
+    for row in range(literals.shape[0]):
+        for column in range(literals.shape[1]):
+            pos += decimal_lines(literals[row, column:column + 1], out[pos:], pairs)
+            out[pos - 1] = 32  # the newline becomes the separator
+        out[pos] = 48
+        out[pos + 1] = 10
+        pos += 2
+    return pos
