@@ -15,9 +15,11 @@ from nqcsp.solvers import options_for
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
 from nqcsp.verifier import find_violation
 
-# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen), with margin.
+# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen), with margin,
+# and its chunk temporaries (int64 rows, columns and line indices of 2^20 queens).
 VERIFY_S_PER_QUEEN = 2.5e-8
 VERIFY_BYTES_PER_QUEEN = 6
+VERIFY_CHUNK_BYTES = 5 * 8 << 20
 # A Problem whose n exceeds this is refused outright: no array of that many queens can be indexed.
 MAX_N = 2**62
 
@@ -66,7 +68,9 @@ def verified(result: Result, limits: Limits) -> Result:
         return result
     problem = result.problem
     n = problem.n
-    limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n, f"checking {n} queens")
+    # The columns stay alive while they are checked: the call's peak is theirs plus the verifier's marks.
+    limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n + VERIFY_CHUNK_BYTES + result.columns.nbytes,
+                       f"checking {n} queens")
     limits.need_time("verify", VERIFY_S_PER_QUEEN * n)
     started = time.perf_counter()
     violation = find_violation(n, result.columns, problem.queen_array)

@@ -19,9 +19,11 @@ from nqcsp.cli.common import (
     positive_float_arg,
     queen_arg,
     read_input,
+    write_json_record,
 )
 
 if TYPE_CHECKING:
+
     from nqcsp.result import Result
 
 BOARD_TEXT_UP_TO = 100
@@ -57,6 +59,7 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from nqcsp.api import solve
+    from nqcsp.result import Status
 
     if args.batch is not None:
         if args.n is not None or args.queen or args.queens_file or args.proof_dir:
@@ -73,16 +76,18 @@ def run(args: argparse.Namespace) -> int:
         # Refused before solving: the board text of a big n cannot be held, whatever the answer.
         check_board_fits(args.n, args.memory_limit)
     time_limit = args.time_limit
+    writing = 0.0 if time_limit is None else output_seconds(args.n, fmt)
     if time_limit is not None:
-        # Writing the answer is a stage of the call like any other: its time is kept back from the solve.
-        writing = output_seconds(args.n, fmt)
-        if writing >= time_limit:
-            sys.stdout.write(f"unknown: time limit: writing the answer for N = {args.n} as {fmt} needs about "
-                             f"{writing:.2g} s, over the time limit of {time_limit} s\n")
-            return EXIT_UNKNOWN
-        time_limit -= writing
+        # Writing a solution is a stage of the call like any other: its time is kept back from the solve.
+        # When it alone exceeds the limit, a short solve still answers what is small to write (no solution,
+        # a memory limit).
+        time_limit = time_limit - writing if writing < time_limit else WRITE_LESS_SHARE * time_limit
     result = solve(args.n, queens, solver=args.solver, time_limit=time_limit, seed=args.seed,
                    memory_limit=args.memory_limit)
+    if args.time_limit is not None and writing >= args.time_limit and result.status is Status.SAT:
+        sys.stdout.write(f"unknown: time limit: writing the solution for N = {args.n} as {fmt} needs about "
+                         f"{writing:.2g} s, over the time limit of {args.time_limit} s\n")
+        return EXIT_UNKNOWN
     if args.proof_dir is not None and result.certificate is not None:
         from nqcsp.certify import write_certificate
 
@@ -96,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
 # Board text is rendered by numpy at about 1 ns a byte (n (n + 1) bytes); JSON joins the columns text
 # once more in Python.
 BOARD_S_PER_BYTE = 2e-9
+# The share of the time limit a solve gets when writing a solution could not fit in the limit anyway.
+WRITE_LESS_SHARE = 0.05
 JSON_FACTOR = 2.0
 
 
@@ -192,16 +199,4 @@ def write_columns(columns: object, out: TextIO) -> None:
 
 def write_json(result: Result, out: TextIO) -> None:
     """One JSON object; the columns are streamed in chunks, so n = 10^8 needs no giant string."""
-    from nqcsp.board import format_columns
-
-    record = result.to_json(with_columns=False)
-    if result.columns is None:
-        out.write(json.dumps(record, default=str) + "\n")
-        return
-    head = json.dumps(record, default=str)
-    out.write(head[:-1] + (', "columns": [' if len(head) > 2 else '{"columns": ['))
-    first = True
-    for chunk in format_columns(result.columns):
-        out.write(("" if first else ",") + chunk.rstrip("\n").replace("\n", ","))
-        first = False
-    out.write("]}\n")
+    write_json_record(result.to_json(with_columns=False), result.columns, out)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Exit codes, documented in the README.
 EXIT_OK = 0          # SAT / valid / command done
@@ -98,3 +102,29 @@ def read_input(path: str) -> str:
         raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path!r} is not text") from None
+
+
+def write_json_record(record: dict[str, Any], columns: np.ndarray | None, out: TextIO) -> None:
+    """``record`` as one JSON line, with ``"columns"`` last, streamed from the array in chunks (10^8 Python
+    ints in a list would take gigabytes)."""
+    from nqcsp.board import column_text_chunks
+
+    head = json.dumps(record, default=str)
+    if columns is None:
+        out.write(head + "\n")
+        return
+    out.write(head[:-1] + (', "columns": [' if len(head) > 2 else '{"columns": ['))
+    binary = getattr(out, "buffer", None)
+    if binary is not None:
+        out.flush()
+    first = True
+    for chunk in column_text_chunks(columns):
+        text = (b"" if first else b",") + chunk.rstrip(b"\n").replace(b"\n", b",")
+        if binary is not None:
+            binary.write(text)
+        else:
+            out.write(text.decode("ascii"))
+        first = False
+    if binary is not None:
+        binary.flush()
+    out.write("]}\n")
