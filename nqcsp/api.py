@@ -9,7 +9,7 @@ from nqcsp.certify import attack_certificate, empty_line_certificate, recheck
 from nqcsp.contract import run_backend, unfinished_result
 from nqcsp.limits import Limits, Unfinished
 from nqcsp.problem import Problem, as_int, as_problem
-from nqcsp.residual import residual_within
+from nqcsp.residual import need_residual_memory, residual_of
 from nqcsp.result import InternalSolverError, Result, Status, columns_array
 from nqcsp.solvers import options_for
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
@@ -40,6 +40,16 @@ def as_seed(seed: object) -> int | None:
     return value
 
 
+def residual_fits(problem: Problem, limits: Limits) -> bool:
+    """Whether the dense residual board fits the memory budget. The empty-line pre-check is only a
+    shortcut: without room for the residual, local search on the full board still can answer."""
+    try:
+        need_residual_memory(problem, limits)
+    except Unfinished:
+        return False
+    return True
+
+
 def trivial_answer(problem: Problem, limits: Limits) -> Result | None:
     """Answers that need no search: attacking mandatory queens, the empty board, a complete placement,
     and a free row or column that the mandatory queens leave without a cell."""
@@ -51,8 +61,8 @@ def trivial_answer(problem: Problem, limits: Limits) -> Result | None:
         if free == 0:
             return Result(problem, Status.SAT, "trivial", columns=columns_array(
                 problem.queen_array[:, 1], problem.n))
-        if 2 * len(problem.queen_array) >= free:
-            line = residual_within(problem, limits).empty_line()
+        if 2 * len(problem.queen_array) >= free and residual_fits(problem, limits):
+            line = residual_of(problem).empty_line()
             if line is not None:
                 certificate = empty_line_certificate(line)
     if certificate is not None:

@@ -158,3 +158,18 @@ def test_completion_instances_near_the_peak_are_decided_and_certified():
             assert result.certificate.checked
         else:
             assert naive_is_solution(30, result.columns.tolist(), queens)
+
+
+@pytest.mark.parametrize("solver", ["auto", "qs4"])
+def test_a_completion_whose_residual_cannot_fit_is_left_to_local_search(solver):
+    # The trivial pre-check built the 60,000 x 60,000 residual first: UNKNOWN "residual needs 80.5 GiB".
+    import numpy as np
+
+    from nqcsp import verify
+
+    n = 100_000
+    solution = solve(n, solver="qs4", seed=3).columns
+    rows = np.sort(np.random.default_rng(2).choice(n, 40_000, replace=False))
+    queens = np.column_stack((rows, solution[rows]))
+    result = solve(n, queens, solver=solver, seed=1, time_limit=30, memory_limit=2**32)
+    assert result.status is Status.SAT and verify(n, result.columns, queens)
