@@ -228,3 +228,31 @@ def test_a_batch_record_of_millions_of_columns_is_written_in_bounded_memory(tmp_
     # The construction (16 bytes a queen) and the verifier's marks and chunks dominate now (about 30 bytes
     # a queen measured); a list of Python ints and its JSON string added about 28 more (58 measured).
     assert peak < 40 * n
+
+
+def test_a_batch_line_that_is_not_utf8_is_that_lines_error(tmp_path, capsys):
+    # One non-UTF-8 line lost every line: "is not text", exit 2, no records.
+    from nqcsp.cli import main
+
+    batch = tmp_path / "mixed.jsonl"
+    batch.write_bytes(b'{"n": 8, "id": "a"}\n{"n": 4, "id": "\xff\xfe"}\n'
+                      b'{"n": 6, "queens": [[0, 0]], "id": "c"}\n')
+    assert main(["solve", "--batch", str(batch)]) == 2
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["line"] for r in records] == [1, 2, 3]
+    assert records[0]["status"] == "SAT" and naive_is_solution(8, records[0]["columns"])
+    assert records[1]["error_type"] == "input" and "UTF-8" in records[1]["error"]
+    assert records[2]["status"] == "UNSAT" and records[2]["id"] == "c"
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "{\"queens\": " + "[" * 50_000],
+                         ids=["list", "object"])
+def test_a_deeply_nested_queens_file_is_bad_input(tmp_path, capsys, text):
+    # json.loads raised RecursionError: exit 4, "internal error".
+    from nqcsp.cli import main
+
+    path = tmp_path / "queens.json"
+    path.write_text(text)
+    assert main(["solve", "8", "--queens-file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "queens.json" in err and len(err.strip().splitlines()) == 1

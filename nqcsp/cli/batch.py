@@ -18,7 +18,7 @@ import json
 import sys
 from typing import Any
 
-from nqcsp.cli.common import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, read_input, write_json_record
+from nqcsp.cli.common import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, read_input_bytes, write_json_record
 
 EXIT_INTERRUPTED = 130
 INPUT, INTERNAL = "input", "internal"
@@ -38,12 +38,23 @@ def error_record(number: int, record_id: Any, kind: str, message: str) -> dict[s
     return {"line": number, "id": record_id, "error": message, "error_type": kind}
 
 
-def solve_line(number: int, line: str, defaults: dict[str, Any]) -> dict[str, Any]:
-    """One batch line in, one JSON object out; whatever goes wrong becomes an error record, not a crash."""
+def line_text(line: bytes) -> str:
+    """A batch line as text; a line that is not UTF-8 is that line's input error, not the whole batch's."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"the line is not UTF-8 text (byte 0x{line[exc.start]:02x} at column "
+                         f"{exc.start + 1})") from None
+
+
+def solve_line(number: int, raw: bytes | str, defaults: dict[str, Any]) -> dict[str, Any]:
+    """One batch line in, one JSON object out (its columns as an array); whatever goes wrong becomes an
+    error record, not a crash."""
     from nqcsp.api import solve
 
     record_id = None
     try:
+        line = raw if isinstance(raw, str) else line_text(raw)
         try:
             record = json.loads(line)
         except RecursionError:
@@ -72,10 +83,10 @@ def solve_line(number: int, line: str, defaults: dict[str, Any]) -> dict[str, An
         return error_record(number, record_id, INTERNAL, f"{type(exc).__name__}: {exc}")
 
 
-def _record_id(line: str) -> Any:
+def _record_id(raw: bytes) -> Any:
     """The id of a line whose worker died, read here (the worker could not report it)."""
     try:
-        record = json.loads(line)
+        record = json.loads(line_text(raw))
     except (ValueError, RecursionError):
         return None
     return record.get("id") if isinstance(record, dict) else None
@@ -84,8 +95,8 @@ def _record_id(line: str) -> Any:
 def run_batch(args: argparse.Namespace) -> int:
     from nqcsp.parallel import executor_from_args, iter_outcomes
 
-    text = read_input(args.batch)
-    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+    data = read_input_bytes(args.batch)
+    lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line.strip()]
     defaults = {"solver": args.solver, "time_limit": args.time_limit, "seed": args.seed}
     if args.memory_limit is not None:
         defaults["memory_limit"] = args.memory_limit

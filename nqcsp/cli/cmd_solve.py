@@ -132,6 +132,8 @@ def parse_queens_text(text: str, source: str) -> list[tuple[int, int]]:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise UsageError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        except RecursionError:
+            raise UsageError(f"{source}: the JSON nests too deeply to be a list of queens") from None
         if isinstance(data, dict):
             data = data.get("queens", [])
         if not isinstance(data, list):

@@ -93,15 +93,21 @@ def fail(message: str, code: int) -> NoReturn:
 
 def read_input(path: str) -> str:
     """Text of FILE, or of stdin for '-'."""
-    if path == "-":
-        return sys.stdin.read()
     try:
-        with open(path, encoding="utf-8") as handle:
+        return read_input_bytes(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path!r} is not text") from None
+
+
+def read_input_bytes(path: str) -> bytes:
+    """Bytes of FILE, or of stdin for '-' (for input decoded piece by piece)."""
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as handle:
             return handle.read()
     except OSError as exc:
         raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path!r} is not text") from None
 
 
 def write_json_record(record: dict[str, Any], columns: np.ndarray | None, out: TextIO) -> None:
