@@ -1,3 +1,4 @@
+import contextlib
 import json
 import subprocess
 import sys
@@ -256,3 +257,43 @@ def test_a_deeply_nested_queens_file_is_bad_input(tmp_path, capsys, text):
     assert main(["solve", "8", "--queens-file", str(path)]) == 2
     err = capsys.readouterr().err
     assert "queens.json" in err and len(err.strip().splitlines()) == 1
+
+
+def _interrupt_after(args, seconds, grace=5.0):
+    """Run ``nqcsp ARGS`` in its own process group (SIGINT at its default, as a shell would leave it), send
+    the group SIGINT after ``seconds``, and return (seconds from the signal to the exit, exit code, stderr).
+    The group is killed in any case, so a command that ignores Ctrl-C fails the test instead of hanging."""
+    import os
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "nqcsp", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(seconds)
+        sent = time.perf_counter()
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=grace)
+        except subprocess.TimeoutExpired:
+            return float("inf"), None, "did not stop"
+        return time.perf_counter() - sent, proc.returncode, err
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("args",
+                         [["solutions", "40"], ["solve", "1500", "--solver", "cpsat"], ["count", "19"]],
+                         ids=["solutions", "cpsat", "count"])
+def test_ctrl_c_stops_a_long_command_within_a_second(args):
+    # `solutions 40` ran one numba call that never returned (only SIGKILL ended it); CP-SAT at n = 1500
+    # took 4 to 30 s to notice its stop; `count 19` ran every queued task of its thread pool (19 s).
+    if args[-1] == "cpsat":
+        pytest.importorskip("ortools")
+    import random
+
+    took, code, err = _interrupt_after(args, random.Random(" ".join(args)).uniform(2.0, 3.0))
+    assert code == 130 and err.strip().endswith("interrupted"), err
+    assert took <= 1.5  # the promise is 1 s; the margin is for a loaded machine
