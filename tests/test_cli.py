@@ -297,3 +297,35 @@ def test_ctrl_c_stops_a_long_command_within_a_second(args):
     took, code, err = _interrupt_after(args, random.Random(" ".join(args)).uniform(2.0, 3.0))
     assert code == 130 and err.strip().endswith("interrupted"), err
     assert took <= 1.5  # the promise is 1 s; the margin is for a loaded machine
+
+
+def test_backend_options_from_the_command_line_reach_the_backend(capsys):
+    # The CLI could not set an option (encoding, workers, ...) that a batch line and the API can.
+    pytest.importorskip("pysat")
+    from nqcsp.cli import main
+
+    assert main(["solve", "12", "--solver", "sat", "--option", "encoding=pairwise", "-O", "hint=false",
+                 "--format", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["stats"]["encoding"] == "pairwise" and naive_is_solution(12, record["columns"])
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["--solver", "sat", "-O", "encoding=nope"], "'nope'"),
+    (["--solver", "qs4", "-O", "tail=-1"], "-1"),
+    (["--solver", "qs4", "-O", "tail=two"], "'two'"),
+    (["--solver", "qs4", "-O", "colour=red"], "colour"),
+    (["-O", "tail=5"], "auto"),
+    (["--solver", "qs4", "-O", "tail=5", "-O", "tail=6"], "twice"),
+    (["-O", "seed=3"], "--seed"),
+    (["-O", "tail"], "KEY=VALUE"),
+])
+def test_a_bad_backend_option_is_bad_input_named_on_one_line(args, named, capsys):
+    from nqcsp.cli import main
+
+    with pytest.raises(SystemExit) if named in ("--seed", "KEY=VALUE") else contextlib.nullcontext() as exit_:
+        assert main(["solve", "12", *args]) == 2
+    if exit_ is not None:
+        assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.strip().splitlines()) == 1

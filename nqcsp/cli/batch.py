@@ -97,7 +97,10 @@ def run_batch(args: argparse.Namespace) -> int:
 
     data = read_input_bytes(args.batch)
     lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line.strip()]
-    defaults = {"solver": args.solver, "time_limit": args.time_limit, "seed": args.seed}
+    from nqcsp.cli.cmd_solve import backend_options
+
+    defaults = {"solver": args.solver, "time_limit": args.time_limit, "seed": args.seed,
+                **backend_options(args.option)}
     if args.memory_limit is not None:
         defaults["memory_limit"] = args.memory_limit
     tasks = [(number, line, defaults) for number, line in lines]

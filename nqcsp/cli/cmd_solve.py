@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from nqcsp.cli.batch import add_batch_arguments, run_batch
 from nqcsp.cli.common import (
@@ -52,6 +52,10 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-limit", type=memory_arg, default=None, metavar="BYTES",
                         help="memory the call may use, e.g. 2G (default: what is available now)")
     parser.add_argument("--seed", type=int, default=None, metavar="K", help="random seed")
+    parser.add_argument("--option", "-O", type=option_arg, action="append", default=[], metavar="KEY=VALUE",
+                        help="a backend option (repeatable), VALUE read as JSON when it is JSON (2, true, "
+                             "null, {...}), else as text: --solver sat --option encoding=pairwise; checked "
+                             "like a batch line's (see `nqcsp solvers`)")
     parser.add_argument("--proof-dir", metavar="DIR", default=None,
                         help="write the UNSAT certificate to DIR: certificate.json, and for a DRAT proof "
                              "statement.cnf and proof.drat (check them with 'nqcsp check-proof')")
@@ -83,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         # a memory limit).
         time_limit = time_limit - writing if writing < time_limit else WRITE_LESS_SHARE * time_limit
     result = solve(args.n, queens, solver=args.solver, time_limit=time_limit, seed=args.seed,
-                   memory_limit=args.memory_limit)
+                   memory_limit=args.memory_limit, **backend_options(args.option))
     if args.time_limit is not None and writing >= args.time_limit and result.status is Status.SAT:
         sys.stdout.write(f"unknown: time limit: writing the solution for N = {args.n} as {fmt} needs about "
                          f"{writing:.2g} s, over the time limit of {args.time_limit} s\n")
@@ -113,6 +117,34 @@ def output_seconds(n: int, fmt: str) -> float:
     if fmt == "board":
         return BOARD_S_PER_BYTE * n * (n + 1)
     return columns_text_seconds(n) * (JSON_FACTOR if fmt == "json" else 1.0)
+
+
+# Keywords of nqcsp.solve that have their own flags.
+_NOT_OPTIONS = ("n", "queens", "solver", "time_limit", "seed", "memory_limit")
+
+
+def option_arg(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` as (key, value): VALUE as JSON when it parses, else the text itself. The registry
+    checks the value, as for a batch line or a keyword of ``nqcsp.solve``."""
+    key, equals, value = text.partition("=")
+    key = key.strip()
+    if not equals or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"an option is KEY=VALUE, got {text!r}")
+    if key in _NOT_OPTIONS:
+        raise argparse.ArgumentTypeError(f"{key} is not a backend option; use --{key.replace('_', '-')}")
+    try:
+        return key, json.loads(value)
+    except (ValueError, RecursionError):
+        return key, value
+
+
+def backend_options(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in options:
+            raise UsageError(f"option {key} is given twice")
+        options[key] = value
+    return options
 
 
 def check_board_fits(n: int, memory_limit: int | None) -> None:
