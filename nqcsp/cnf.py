@@ -431,6 +431,8 @@ def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
                 num_vars, declared = int(parts[2]), int(parts[3])
             except ValueError:
                 raise ValueError(f"line {number}: bad DIMACS header {line!r}") from None
+            if num_vars < 0 or declared < 0:
+                raise ValueError(f"line {number}: negative counts in the DIMACS header {line!r}")
             continue
         if num_vars is None:
             raise ValueError(f"line {number}: clause before the 'p cnf' header")

@@ -4,6 +4,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from naive import naive_is_solution
 
 from nqcsp import parse_board
@@ -329,3 +331,66 @@ def test_a_bad_backend_option_is_bad_input_named_on_one_line(args, named, capsys
         assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert named in err and len(err.strip().splitlines()) == 1
+
+
+# --- hostile input, as property tests -----------------------------------------------------------------
+
+_LINE_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
+                         st.text(max_size=8), st.lists(st.lists(st.integers(-3, 40), max_size=3), max_size=4))
+_LINE_KEYS = st.sampled_from(["n", "queens", "id", "solver", "time_limit", "seed", "memory_limit", "tail",
+                              "encoding", "workers", "model", "bogus"])
+
+
+@st.composite
+def batch_lines(draw):
+    """Random bytes, or JSON objects of the batch vocabulary with hostile values (small boards only, so
+    a line that happens to be valid stays quick)."""
+    if draw(st.booleans()):
+        return draw(st.binary(max_size=60))
+    record = draw(st.dictionaries(_LINE_KEYS, _LINE_VALUES, max_size=5))
+    if isinstance(record.get("n"), int) and not isinstance(record["n"], bool):
+        record["n"] = record["n"] % 41
+    known = (None, "auto", "construct", "qs4", "backtrack", "sat", "cpsat", "minizinc")
+    if record.get("solver") not in known:
+        record.pop("solver")
+    return json.dumps(record).encode()
+
+
+@given(st.lists(batch_lines(), min_size=1, max_size=4))
+@settings(max_examples=120, deadline=None)
+def test_hostile_batch_lines_each_get_a_record_never_a_crash(lines):
+    from nqcsp.cli.batch import INPUT, solve_line
+
+    for number, raw in enumerate(lines, 1):
+        record = solve_line(number, raw, {"solver": "auto", "time_limit": 2.0, "seed": 1})
+        assert record["line"] == number
+        if "error" in record:
+            assert record["error_type"] == INPUT, record
+        else:
+            assert record["status"] in ("SAT", "UNSAT", "UNKNOWN")
+            if record["status"] == "SAT":
+                assert naive_is_solution(record["n"], record["columns"].tolist(),
+                                         [tuple(q) for q in record["queens"]])
+
+
+@given(st.one_of(st.binary(max_size=200),
+                 st.text(alphabet="[]{}0123456789,-\" queens:#\n", max_size=200).map(str.encode)))
+@settings(max_examples=150, deadline=None)
+def test_a_hostile_queens_file_is_answered_or_refused_on_one_line(data):
+    import tempfile
+
+    from nqcsp.cli import main
+
+    with tempfile.NamedTemporaryFile(suffix=".txt") as handle:
+        handle.write(data)
+        handle.flush()
+        stderr, stdout = sys.stderr, sys.stdout
+        sys.stderr = err = __import__("io").StringIO()
+        sys.stdout = __import__("io").StringIO()
+        try:
+            code = main(["solve", "8", "--queens-file", handle.name, "--time-limit", "5"])
+        finally:
+            sys.stderr, sys.stdout = stderr, stdout
+    assert code in (0, 1, 2), err.getvalue()
+    if code == 2:
+        assert len(err.getvalue().strip().splitlines()) == 1

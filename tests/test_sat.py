@@ -3,6 +3,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from naive import naive_count, naive_has_solution, naive_is_solution, naive_solutions
 
 pytest.importorskip("pysat")
@@ -337,3 +339,15 @@ def test_the_reference_lower_bound_never_exceeds_the_count():
             statement = reference_cnf(problem)
             assert reference_clauses_at_least(residual) <= reference_size(residual)[1] \
                 == len(statement.clauses)
+
+
+@given(st.one_of(st.binary(max_size=300).map(lambda b: b.decode("latin-1")),
+                 st.text(alphabet="pcnf 0123456789-\n", max_size=300)))
+@example("p cnf -5 0\n")
+@settings(max_examples=200, deadline=None)
+def test_hostile_dimacs_text_parses_or_is_a_value_error(text):
+    try:
+        num_vars, clauses = parse_dimacs(text)
+    except ValueError:
+        return
+    assert num_vars >= 0 and all(0 < abs(lit) <= num_vars for clause in clauses for lit in clause)

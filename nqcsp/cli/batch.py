@@ -77,7 +77,8 @@ def solve_line(number: int, raw: bytes | str, defaults: dict[str, Any]) -> dict[
         # of Python ints, a line of n = 3 * 10^7 took 1.9 GB under a memory limit of 400 MB.
         return {"line": number, "id": record_id, **result.to_json(with_columns=False),
                 COLUMNS: result.columns}
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, ImportError) as exc:
+        # ImportError: the line asks for a backend that is not installed, as on the command line.
         return error_record(number, record_id, INPUT, str(exc))
     except Exception as exc:  # noqa: BLE001 - the point of a batch: one line's failure is that line's record
         return error_record(number, record_id, INTERNAL, f"{type(exc).__name__}: {exc}")
