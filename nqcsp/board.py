@@ -76,9 +76,10 @@ def _is_int(token: str) -> bool:
 
 # Up to this many columns Python's str is quicker than loading the numba kernel.
 KERNEL_FROM = 1 << 16
-# Seconds per column to write columns text: the kernel, measured at 10^8 (1.1 CPU s) with margin, and
+# Seconds per column to write columns text: the kernel, measured at 10^8 (1.15 CPU s, 2.2 s wall on the
+# loaded 2-core machine) with margin, and
 # the seconds to import numba and load the kernel in a fresh process.
-COLUMNS_TEXT_S_PER_QUEEN = 2e-8
+COLUMNS_TEXT_S_PER_QUEEN = 2.5e-8
 COLUMNS_KERNEL_LOAD_S = 0.8
 TEXT_KERNEL = "nqcsp.solvers._kernels.text"
 
