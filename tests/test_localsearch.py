@@ -264,3 +264,20 @@ def test_first_calls_from_threads_in_fresh_processes():
     for run in runs:
         out, err = run.communicate(timeout=120)
         assert run.returncode == 0 and out.strip() == "[]", out + err
+
+
+def test_a_memory_limit_below_the_calls_peak_is_refused_not_exceeded():
+    # The stages' estimates (qs4's arrays 9 bytes a queen, the verifier's marks 6) each fitted a limit that
+    # the call's peak (the columns stay alive while they are verified) exceeded by 24%.
+    import tracemalloc
+
+    n = 5_000_000
+    solve(1000, solver="qs4", seed=1)
+    tracemalloc.start()
+    try:
+        assert solve(n, solver="qs4", seed=1).status is Status.SAT
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    result = solve(n, solver="qs4", seed=1, memory_limit=int(0.95 * peak))
+    assert result.status is Status.UNKNOWN and "memory limit" in result.stats["reason"]
