@@ -9,15 +9,17 @@ from nqcsp.certify import attack_certificate, empty_line_certificate, recheck
 from nqcsp.contract import run_backend, unfinished_result
 from nqcsp.limits import Limits, Unfinished
 from nqcsp.problem import Problem, as_int, as_problem
-from nqcsp.residual import residual_within
+from nqcsp.residual import need_residual_memory, residual_of
 from nqcsp.result import InputError, InternalSolverError, MissingDependency, Result, Status, columns_array
 from nqcsp.solvers import options_for, require_installed
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
 from nqcsp.verifier import find_violation
 
-# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen), with margin.
+# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen), with margin,
+# and its chunk temporaries (int64 rows, columns and line indices of 2^20 queens).
 VERIFY_S_PER_QUEEN = 2.5e-8
 VERIFY_BYTES_PER_QUEEN = 6
+VERIFY_CHUNK_BYTES = 5 * 8 << 20
 # A Problem whose n exceeds this is refused outright: no array of that many queens can be indexed.
 MAX_N = 2**62
 # The `solver` of an answer the pre-check gave before any backend ran (attacking queens, an empty free
@@ -41,19 +43,29 @@ def as_seed(seed: object) -> int | None:
     return value
 
 
+def residual_fits(problem: Problem, limits: Limits) -> bool:
+    """Whether the dense residual board fits the memory budget. The empty-line pre-check is only a
+    shortcut: without room for the residual, local search on the full board still can answer."""
+    try:
+        need_residual_memory(problem, limits)
+    except Unfinished:
+        return False
+    return True
+
+
 def trivial_answer(problem: Problem, limits: Limits) -> Result | None:
     """Answers that need no search: attacking mandatory queens, the empty board, a complete placement,
     and a free row or column that the mandatory queens leave without a cell."""
     certificate = attack_certificate(problem)
     if certificate is None and problem.n > 0:
-        free = problem.n - len(problem.queens)
+        free = problem.n - len(problem.queen_array)
         # Each mandatory queen attacks at most two free cells of another row (its column is not free):
         # a free line can be empty only when 2 * queens >= free lines.
         if free == 0:
             return Result(problem, Status.SAT, TRIVIAL, columns=columns_array(
-                [col for _, col in sorted(problem.queens)], problem.n))
-        if 2 * len(problem.queens) >= free:
-            line = residual_within(problem, limits).empty_line()
+                problem.queen_array[:, 1], problem.n))
+        if 2 * len(problem.queen_array) >= free and residual_fits(problem, limits):
+            line = residual_of(problem).empty_line()
             if line is not None:
                 certificate = empty_line_certificate(line)
     if certificate is not None:
@@ -69,12 +81,14 @@ def verified(result: Result, limits: Limits) -> Result:
         return result
     problem = result.problem
     n = problem.n
-    limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n, f"checking {n} queens")
-    limits.need_time("verify", VERIFY_S_PER_QUEEN * n)
-    started = time.perf_counter()
     if result.columns is None:
         raise InternalSolverError(f"solver {result.solver!r} answered SAT for {problem} without a solution")
-    violation = find_violation(n, result.columns, problem.queens)
+    # The columns stay alive while they are checked: the call's peak is theirs plus the verifier's marks.
+    limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n + VERIFY_CHUNK_BYTES + result.columns.nbytes,
+                       f"checking {n} queens")
+    limits.need_time("verify", VERIFY_S_PER_QUEEN * n)
+    started = time.perf_counter()
+    violation = find_violation(n, result.columns, problem.queen_array)
     if violation is not None:
         raise InternalSolverError(f"solver {result.solver!r} returned an invalid solution for {problem}: "
                                   f"{violation}")

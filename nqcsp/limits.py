@@ -14,6 +14,7 @@ import contextlib
 import math
 import numbers
 import os
+import threading
 import time
 from dataclasses import dataclass
 
@@ -133,9 +134,11 @@ class Limits:
         return cls(None, default_memory_limit())
 
     def remaining(self) -> float | None:
+        """Seconds left; a limit of centuries is capped at the longest wait Python's timers take
+        (``threading.TIMEOUT_MAX``), so every stage can hand it to a timer."""
         if self.deadline is None:
             return None
-        return max(0.0, self.deadline - time.perf_counter())
+        return min(max(0.0, self.deadline - time.perf_counter()), threading.TIMEOUT_MAX)
 
     def expired(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline

@@ -19,12 +19,13 @@ Clause numbers must increase along the proof and stay below the formula's clause
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from nqcsp.lazy import load, loaded
 
 CHECKER = "nqcsp-lrat"
 # Measured on backtrack proofs of prob079 residuals (benchmarks.certified, shared 2-core machine): 20-30 ns
@@ -72,7 +73,7 @@ def is_binary(proof: bytes) -> bool:
 
 def estimated_seconds(cnf_bytes: int, proof_bytes: int) -> float:
     """The check's time from the sizes, the kernel's loading included when this process has not yet."""
-    kernel = sys.modules.get("nqcsp._lrat_kernel")
+    kernel = loaded("nqcsp._lrat_kernel")
     loading = 0.0 if kernel is not None and kernel.check.signatures else KERNEL_LOAD_S
     return loading + SECONDS_PER_CNF_BYTE * cnf_bytes + SECONDS_PER_PROOF_BYTE * proof_bytes
 
@@ -89,7 +90,7 @@ def _as_array(data: bytes | bytearray | memoryview | str) -> np.ndarray:
 
 def check_lrat(cnf: bytes | str, proof: bytes | bytearray | memoryview) -> LratVerdict:
     """Whether ``proof`` (text or binary LRAT) refutes the DIMACS ``cnf``; never raises on bad input."""
-    from nqcsp import _lrat_kernel as kernel
+    kernel = load("nqcsp._lrat_kernel")  # under the lazy-import lock: threads may check at once
 
     started = time.perf_counter()
     formula = _as_array(cnf)

@@ -1,3 +1,6 @@
+import time
+
+import numpy as np
 import pytest
 from naive import naive_is_solution
 
@@ -177,3 +180,52 @@ def test_a_free_line_left_without_a_cell_is_decided_before_any_backend():
     assert result.status is Status.UNSAT and result.solver == "trivial"
     assert result.certificate.kind == "empty-line" and result.certificate.checked
     assert result.certificate.details["line"] == "row" and result.certificate.details["index"] == 2
+
+
+def _many_queens_of_a_solution(n: int, kept: int):
+    from nqcsp.construction import closed_form
+
+    columns = closed_form(n)
+    rows = np.sort(np.random.default_rng(1).choice(n, kept, replace=False))
+    return np.column_stack((rows, columns[rows]))
+
+
+@pytest.mark.parametrize("as_list", [False, True])
+def test_a_million_mandatory_queens_are_checked_within_the_deadline(as_list):
+    # 999,000 queens were validated and attack-checked in plain Python before the clock started (11-17 s).
+    queens = _many_queens_of_a_solution(10**6, 999_000)
+    given = [tuple(cell) for cell in queens.tolist()] if as_list else queens
+    started = time.perf_counter()
+    result = solve(10**6, given, time_limit=0.5)
+    assert time.perf_counter() - started <= 1.0
+    if result.status is Status.SAT:
+        assert nqcsp.verify(10**6, result.columns, queens)
+    else:
+        assert result.status is Status.UNKNOWN
+
+
+def test_queens_as_an_integer_array_equal_the_pairs():
+    pairs = [(3, 1), (0, 3), (0, 3)]
+    assert Problem(8, np.array(pairs)) == Problem(8, pairs)
+    assert Problem(8, np.array(pairs, dtype=np.uint8)).queens == ((0, 3), (3, 1))
+    with pytest.raises(TypeError, match="float64"):
+        Problem(8, np.array([[0.0, 3.0]]))
+    with pytest.raises(ValueError, match=r"\(9, 3\)"):
+        Problem(8, np.array([[9, 3]]))
+
+
+def test_a_vectorised_attack_check_finds_the_same_pair_as_a_walk():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        cells = {tuple(c) for c in rng.integers(0, 12, size=(rng.integers(0, 6), 2)).tolist()}
+        problem = Problem(12, cells)
+        walk = None
+        seen: list[dict] = [{}, {}, {}, {}]
+        for row, col in problem.queens:
+            for lines, key in zip(seen, (row, col, row + col, row - col), strict=True):
+                if walk is None and key in lines:
+                    walk = (lines[key], (row, col))
+                lines[key] = (row, col)
+            if walk is not None:
+                break
+        assert problem.attack == walk

@@ -101,7 +101,8 @@ def test_limits_family_has_big_boards_few_free_row_completions_and_a_blocked_boa
     assert len(blocked) == 1 and blocked[0]["expected"] == "UNSAT"
     assert not naive_has_solution(blocked[0]["n"], [tuple(q) for q in blocked[0]["queens"]])
     suite = SUITES["limits"]
-    assert suite["time_limits"] == [0.5, 2.0] and set(BACKENDS) <= set(suite["configs"])
+    named = {config for config in suite["configs"] if isinstance(config, str)}
+    assert suite["time_limits"] == [0.5, 2.0] and set(BACKENDS) <= named
 
 
 def test_counting_references_match_the_naive_count():
@@ -426,3 +427,18 @@ def test_the_c_counting_reference_counts_what_nqcsp_and_brute_force_count(tmp_pa
         total, _ = c_seconds(binary, n)
         fundamental = subprocess.run([binary, str(n)], capture_output=True, text=True).stdout.split()[2]
         assert total == count(n, symmetry=False) and int(fundamental) == count_unique(n)
+
+
+def test_limits_family_has_many_queens_of_a_solution_and_a_columns_writing_task():
+    from benchmarks.worker import write_columns
+
+    many, written = inst.limits([], [], blocked=None, many_queens=[(100, 90)], columns_written=[1000])
+    queens = [tuple(q) for q in many["queens"]]
+    assert many["n"] == 100 and many["m"] == 90 == len({r for r, _ in queens}) and non_attacking(queens)
+    assert written["task"] == "write-columns" and written["n"] == 1000
+    code, wall_s = write_columns(1000, 5.0)
+    assert code == 0 and 0 < wall_s < 6.0
+    suite = SUITES["limits"]
+    labels = {config.get("label", config["solver"])
+              for config in suite["configs"] if isinstance(config, dict)}
+    assert {"sat/pairwise", "write-columns"} <= labels

@@ -134,3 +134,24 @@ def test_ctrl_c_writes_the_finished_boards_and_exits_130():
         n, classes, blocked = map(int, row.split()[:3])
         assert 1 <= n <= 400 and classes == class_count(n) and blocked == 0 if n > 6 else True
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_undecided_cells_are_reported_and_the_exit_code_says_so(monkeypatch, capsys):
+    # Without pysat and ortools, backtrack's exhaustive claims had no second backend: the undecided
+    # classes were dropped from the blocked counts and the command exited 0.
+    import nqcsp.portfolio
+    from nqcsp.cli import main
+
+    installed = nqcsp.portfolio.is_installed
+    monkeypatch.setattr(nqcsp.portfolio, "is_installed",
+                        lambda name: name not in ("sat", "cpsat", "minizinc") and installed(name))
+    # backtrack's own LRAT proofs decide every cell without a second backend ...
+    assert main(["blockades", "1", "8", "--jobs", "1", "--no-progress"]) == 0
+    assert "UNDECIDED" not in capsys.readouterr().out
+    # ... and without them its claims stay undecided, and say so.
+    monkeypatch.setitem(nqcsp.portfolio.POLICY.backend_options, "backtrack", {"proof": False})
+    assert main(["blockades", "1", "8", "--jobs", "1", "--no-progress"]) == 3
+    out, err = capsys.readouterr()
+    six = next(line for line in out.splitlines() if line.split()[:1] == ["6"])
+    assert "UNDECIDED" in six and "?" in six.split()[2]
+    assert "undecided" in err and len(err.strip().splitlines()) == 1

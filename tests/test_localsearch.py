@@ -236,3 +236,50 @@ def test_importing_the_backend_module_does_not_load_numba():
     code = "import sys, nqcsp, nqcsp.solvers.localsearch; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+FIRST_CALLS_FROM_THREADS = """
+import threading
+import nqcsp
+errors = []
+barrier = threading.Barrier(4)
+def call(solver):
+    barrier.wait()
+    try:
+        result = nqcsp.solve(200, [(0, 5)], solver=solver, seed=1)
+        assert result.status is nqcsp.Status.SAT and nqcsp.verify(200, result.columns, [(0, 5)])
+    except BaseException as exc:
+        errors.append(f"{solver}: {type(exc).__name__}: {exc}")
+threads = [threading.Thread(target=call, args=(s,)) for s in ("qs4", "minconflicts", "auto", "qs4")]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(errors)
+"""
+
+
+def test_first_calls_from_threads_in_fresh_processes():
+    # A thread saw the kernel module while another was still executing it: AttributeError from `auto`.
+    runs = [subprocess.Popen([sys.executable, "-c", FIRST_CALLS_FROM_THREADS], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0 and out.strip() == "[]", out + err
+
+
+def test_a_memory_limit_below_the_calls_peak_is_refused_not_exceeded():
+    # The stages' estimates (qs4's arrays 9 bytes a queen, the verifier's marks 6) each fitted a limit that
+    # the call's peak (the columns stay alive while they are verified) exceeded by 24%.
+    import tracemalloc
+
+    n = 5_000_000
+    solve(1000, solver="qs4", seed=1)
+    tracemalloc.start()
+    try:
+        assert solve(n, solver="qs4", seed=1).status is Status.SAT
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    result = solve(n, solver="qs4", seed=1, memory_limit=int(0.95 * peak))
+    assert result.status is Status.UNKNOWN and "memory limit" in result.stats["reason"]

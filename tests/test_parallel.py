@@ -114,6 +114,10 @@ def test_dask_sweep_matches_the_process_pool(dask_client):
                                              for r in range(board.n) for c in range(board.n))
 
 
+def _as_list(columns):
+    return None if columns is None else columns.tolist()
+
+
 def test_dask_batch_matches_the_process_pool(dask_client):
     from nqcsp.cli.batch import solve_line
 
@@ -125,7 +129,7 @@ def test_dask_batch_matches_the_process_pool(dask_client):
         out = {i: o.value for i, o in iter_outcomes(solve_line, tasks, executor=executor, jobs=2)}
         # Timings and proof details differ run to run; the verdicts may not.
         keep = ("line", "id", "n", "status", "error_type")
-        return [{key: out[i].get(key) for key in keep} | {"columns": out[i].get("columns")}
+        return [{key: out[i].get(key) for key in keep} | {"columns": _as_list(out[i].get("columns"))}
                 for i in range(len(tasks))]
 
     on_dask = records(dask_client.get_executor())

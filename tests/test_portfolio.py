@@ -164,3 +164,33 @@ def test_completion_instances_near_the_peak_are_decided_and_certified():
             assert result.certificate.checked
         else:
             assert naive_is_solution(30, result.columns.tolist(), queens)
+
+
+@pytest.mark.parametrize("solver", ["auto", "qs4"])
+def test_a_completion_whose_residual_cannot_fit_is_left_to_local_search(solver):
+    # The trivial pre-check built the 60,000 x 60,000 residual first: UNKNOWN "residual needs 80.5 GiB".
+    import numpy as np
+
+    from nqcsp import verify
+
+    n = 100_000
+    solution = solve(n, solver="qs4", seed=3).columns
+    rows = np.sort(np.random.default_rng(2).choice(n, 40_000, replace=False))
+    queens = np.column_stack((rows, solution[rows]))
+    result = solve(n, queens, solver=solver, seed=1, time_limit=30, memory_limit=2**32)
+    assert result.status is Status.SAT and verify(n, result.columns, queens)
+
+
+def test_the_stage_times_of_auto_are_measured_and_add_up_to_at_most_the_wall_time():
+    # Stages took their time from the backend's own stats: qs4 and sat report none, so a 9 s SAT stage
+    # showed 0.0 s.
+    import numpy as np
+
+    solution = solve(2000, solver="qs4", seed=5).columns
+    queens = [(row, int(solution[row])) for row in (3, 500, 1200, 1999)]
+    result = solve(2000, queens, seed=1)
+    assert result.status is Status.SAT and nqcsp.verify(2000, result.columns, queens)
+    stages = result.stats["stages"]
+    assert stages[-1]["solver"] == result.solver and stages[-1]["seconds"] > 0
+    assert sum(stage.get("seconds", 0.0) for stage in stages) <= result.stats["wall_s"]
+    assert np.all([stage["seconds"] >= 0 for stage in stages if "seconds" in stage])

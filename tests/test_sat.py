@@ -3,6 +3,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from naive import naive_count, naive_has_solution, naive_is_solution, naive_solutions
 
 pytest.importorskip("pysat")
@@ -310,7 +312,67 @@ def test_export_refuses_bad_input():
     assert cli_main(["export", "4", "--queen", "9,9"]) == 2
 
 
+def test_a_pairwise_export_beyond_a_stated_size_is_refused_naming_the_bytes(capsys):
+    # n = 600 grew to 24 GB in memory and was killed; n = 1500 exited 4 with MemoryError.
+    assert cli_main(["export", "1500", "--encoding", "pairwise", "--max-size", "1G"]) == 2
+    err = capsys.readouterr().err
+    assert "GiB" in err and "bytes)" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("n, queens",
+                         [(0, []), (1, [(0, 0)]), (2, []), (7, [(0, 1), (2, 2)]), (30, [(3, 4)])])
+def test_the_streamed_pairwise_export_is_the_pairwise_formula(n, queens, capsysbinary):
+    from nqcsp.cnf import dimacs_text, pairwise_grid_size, pairwise_grid_text_bytes
+
+    problem = Problem(n, queens)
+    args = ["export", str(n), *[arg for r, c in queens for arg in ("--queen", f"{r},{c}")], "--encoding",
+            "pairwise"]
+    assert cli_main(args) == 0
+    streamed = capsysbinary.readouterr().out
+    formula = encode(problem, "pairwise")
+    assert streamed.decode("ascii") == dimacs_text(formula)
+    assert pairwise_grid_size(problem) == (formula.num_vars, formula.num_clauses)
+    assert len(streamed) <= pairwise_grid_text_bytes(problem)
+
+
 def test_import_nqcsp_loads_neither_pysat_nor_dratify():
     code = "import sys, nqcsp; print(any(m.split('.')[0] in ('pysat', 'dratify') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_pairwise_formula_of_terabytes_is_refused_at_once():
+    # Sizing the formula counted 16 M cells outside the clock: 2.2-3.7 s to say it needs terabytes.
+    import time
+
+    started = time.perf_counter()
+    result = solve(4000, solver="sat", encoding="pairwise", time_limit=1, memory_limit=2**33)
+    assert time.perf_counter() - started <= 1.5
+    assert result.status is Status.UNKNOWN
+    assert "TiB" in result.stats["reason"] and "at least" in result.stats["reason"]
+
+
+def test_the_reference_lower_bound_never_exceeds_the_count():
+    from nqcsp.cnf import reference_clauses_at_least, reference_size
+    from nqcsp.completion import random_completion
+    from nqcsp.residual import residual_of
+
+    for seed in range(30):
+        problem = Problem(30, random_completion(30, seed % 20, seed))
+        if problem.attack is None and problem.free_row_count:
+            residual = residual_of(problem)
+            statement = reference_cnf(problem)
+            assert reference_clauses_at_least(residual) <= reference_size(residual)[1] \
+                == len(statement.clauses)
+
+
+@given(st.one_of(st.binary(max_size=300).map(lambda b: b.decode("latin-1")),
+                 st.text(alphabet="pcnf 0123456789-\n", max_size=300)))
+@example("p cnf -5 0\n")
+@settings(max_examples=200, deadline=None)
+def test_hostile_dimacs_text_parses_or_is_a_value_error(text):
+    try:
+        num_vars, clauses = parse_dimacs(text)
+    except ValueError:
+        return
+    assert num_vars >= 0 and all(0 < abs(lit) <= num_vars for clause in clauses for lit in clause)

@@ -76,3 +76,8 @@ def test_verify_works_chunked_across_boundaries(monkeypatch):
     assert verify(101, cols)
     cols[3], cols[90] = cols[90], cols[3]
     assert verify(101, cols) == naive_is_solution(101, cols)
+
+
+def test_a_column_beyond_64_bits_is_false_not_an_overflow():
+    assert verify(4, [1, 3, 0, 2**63]) is False
+    assert "outside" in find_violation(4, [1, 3, 0, -(2**64)])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nqcsp.bitboard.residual_proof import ProofTables
+from nqcsp.lazy import load
 from nqcsp.limits import Limits
 from nqcsp.residual import Residual
 
@@ -75,7 +76,7 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
     the empty clause. ``sink`` answers False to stop the proof (too big to keep): the search goes on
     without it.
     """
-    from nqcsp.bitboard import residual_kernels as kernels
+    kernels = load("nqcsp.bitboard.residual_kernels")
 
     started = time.perf_counter()
     k = residual.size

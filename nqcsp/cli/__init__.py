@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Sequence
 
@@ -57,6 +58,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                      EXIT_INTERNAL)
 
 
+def entry() -> None:
+    """The ``nqcsp`` command: ``main``, then exit. After Ctrl-C the process ends at once: native work
+    that was told to stop (a CP-SAT search) must not hold up the exit while the interpreter shuts down."""
+    import os
+
+    code = main()
+    if code == EXIT_INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 def _fail(message: str, code: int) -> int:
     sys.stderr.write(" ".join(message.split())[:2000] + "\n")
     return code
@@ -74,4 +89,4 @@ def _silence_stdout() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

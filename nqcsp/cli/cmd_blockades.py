@@ -10,6 +10,7 @@ import sys
 from nqcsp.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_UNKNOWN,
     UsageError,
     add_executor_arguments,
     board_size_arg,
@@ -64,6 +65,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"nqcsp: interrupted: {len(boards)} of {len(sizes)} boards finished and written\n")
         return EXIT_INTERRUPTED
     write_boards(sorted(boards, key=lambda b: b.n), args)
+    undecided = sum(len(board.undecided_classes) for board in boards)
+    if undecided:
+        # A board with an undecided class has no proven blocked count: a script must not take it for one.
+        sys.stderr.write(f"nqcsp: {undecided} cell classes undecided (no checked proof and no witness; "
+                         "install pysat or ortools for a second complete backend): their boards' blocked "
+                         "counts are not proven\n")
+        return EXIT_UNKNOWN
     return EXIT_OK
 
 
@@ -79,6 +87,8 @@ def write_boards(boards: list, args: argparse.Namespace) -> None:
         witnesses = ", ".join(f"{name} {count}" for name, count in board.witnesses_by_solver.items()) or "-"
         proofs = ", ".join(f"{kind} {count}" for kind, count in board.proofs_by_kind.items()) or "-"
         cells = " ".join(f"{r},{c}" for r, c in board.blocked_classes) or "-"
-        print(f"{board.n:>5} {board.classes:>8} {len(board.blocked):>8} {board.seconds:>8.2f}  "
-              f"{witnesses}; {proofs}; {cells}")
+        undecided = " ".join(f"{r},{c}" for r, c in board.undecided_classes)
+        blocked = f"{len(board.blocked)}{'?' if undecided else ''}"
+        print(f"{board.n:>5} {board.classes:>8} {blocked:>8} {board.seconds:>8.2f}  "
+              f"{witnesses}; {proofs}; {cells}" + (f"; UNDECIDED {undecided}" if undecided else ""))
     sys.stdout.flush()

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+
+    import numpy as np
 
 # Exit codes, documented in the README.
 EXIT_OK = 0          # SAT / valid / command done
@@ -94,10 +97,18 @@ def fail(message: str, code: int) -> NoReturn:
 
 def read_input(path: str) -> str:
     """Text of FILE, or of stdin for '-'."""
-    if path == "-":
-        return sys.stdin.read()
     try:
-        with open(path, encoding="utf-8") as handle:
+        return read_input_bytes(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path!r} is not text") from None
+
+
+def read_input_bytes(path: str) -> bytes:
+    """Bytes of FILE, or of stdin for '-' (for input decoded piece by piece)."""
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as handle:
             return handle.read()
     except OSError as exc:
         raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
@@ -150,3 +161,29 @@ def executor_from_args(args: argparse.Namespace,
             pool.shutdown(wait=True)
         else:
             pool.kill()
+
+
+def write_json_record(record: dict[str, Any], columns: np.ndarray | None, out: TextIO) -> None:
+    """``record`` as one JSON line, with ``"columns"`` last, streamed from the array in chunks (10^8 Python
+    ints in a list would take gigabytes)."""
+    from nqcsp.board import column_text_chunks
+
+    head = json.dumps(record, default=str)
+    if columns is None:
+        out.write(head + "\n")
+        return
+    out.write(head[:-1] + (', "columns": [' if len(head) > 2 else '{"columns": ['))
+    binary = getattr(out, "buffer", None)
+    if binary is not None:
+        out.flush()
+    first = True
+    for chunk in column_text_chunks(columns):
+        text = (b"" if first else b",") + chunk.rstrip(b"\n").replace(b"\n", b",")
+        if binary is not None:
+            binary.write(text)
+        else:
+            out.write(text.decode("ascii"))
+        first = False
+    if binary is not None:
+        binary.flush()
+    out.write("]}\n")

@@ -8,13 +8,14 @@ Adding a backend: see "Adding a backend" in CONTRIBUTING.md.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import shutil
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nqcsp.lazy import load
 from nqcsp.result import MissingDependency
 from nqcsp.solvers.base import Option, Solver, resolve_options
 
@@ -25,7 +26,7 @@ def _lazy_check(module: str, function: str) -> Any:
     """A value check that lives in a backend module, imported only when the option is given."""
 
     def check(value: Any) -> Any:
-        return getattr(importlib.import_module(module), function)(value)
+        return getattr(load(module), function)(value)
 
     return check
 
@@ -105,6 +106,7 @@ _SPECS: tuple[BackendSpec, ...] = (
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}
 _instances: dict[str, Solver] = {}
+_INSTANCES_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -178,8 +180,9 @@ def get_solver(name: str) -> Solver:
     if name not in _instances:
         require_installed(name)
         backend = spec(name)
-        module = importlib.import_module(backend.module)
-        _instances[name] = getattr(module, backend.cls)()
+        with _INSTANCES_LOCK:
+            if name not in _instances:
+                _instances[name] = getattr(load(backend.module), backend.cls)()
     return _instances[name]
 
 

@@ -66,6 +66,8 @@ ORTOOLS_IMPORT_S = 0.5
 RESIDUAL_SHARE = 4
 # How often the watching thread looks at the deadline and at a pending Ctrl-C.
 WATCH_S = 0.02
+# After Ctrl-C, how long the solve thread may take to stop before it is left behind.
+INTERRUPT_GRACE_S = 0.3
 
 # Parameters refused because they change what CP-SAT's answer means or crash the process: fixing
 # variables to the hint can make INFEASIBLE untrue; the stop_after_* ones stop early with a status; a
@@ -365,8 +367,8 @@ def plan(problem: Problem, config: dict[str, Any], limits: Limits) -> dict[str, 
 def run_watched(solver: cp_model.CpSolver, model: cp_model.CpModel, limits: Limits,
                 callback: Any = None) -> int:
     """``solver.solve(model)`` in a thread watched by this one: CP-SAT is stopped at the deadline, and a
-    Ctrl-C stops it and is raised as KeyboardInterrupt once it has returned (CP-SAT's own SIGINT handler,
-    which would turn it into UNKNOWN, is off). Off the main thread no handler can be installed: the
+    Ctrl-C stops it and is raised as KeyboardInterrupt within ``INTERRUPT_GRACE_S`` (CP-SAT's own SIGINT
+    handler, which would turn it into UNKNOWN, is off). Off the main thread no handler can be installed: the
     solve then runs directly, against CP-SAT's own time limit."""
     status: list[Any] = []
     failure: list[BaseException] = []
@@ -395,6 +397,11 @@ def run_watched(solver: cp_model.CpSolver, model: cp_model.CpModel, limits: Limi
             if not stopped and limits.expired():
                 solver.stop_search()
                 stopped = True
+            if interrupted.is_set():
+                # CP-SAT may take many seconds to notice a stop in some phases (30 s at n = 1500); the
+                # user is answered now and the thread, a daemon, ends when CP-SAT does.
+                worker.join(INTERRUPT_GRACE_S)
+                break
     finally:
         signal.signal(signal.SIGINT, previous)
     if interrupted.is_set():

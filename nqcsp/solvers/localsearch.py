@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 import secrets
-import sys
 import time
 from typing import Any
 
 import numpy as np
 
+from nqcsp.lazy import load, loaded
 from nqcsp.limits import Limits, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.result import Result, Status, columns_array
@@ -67,8 +67,11 @@ KERNEL_LOAD_GRACE_S = 0.4
 SETUP_S_PER_QUEEN = 1.2e-8
 
 
+KERNELS = "nqcsp.solvers._kernels.localsearch"
+
+
 def _kernel_loaded(kernel: str) -> bool:
-    module = sys.modules.get("nqcsp.solvers._kernels.localsearch")
+    module = loaded(KERNELS)
     return module is not None and bool(getattr(module, kernel).overloads)
 
 
@@ -99,7 +102,7 @@ class _LocalSearch:
         if not _kernel_loaded(self.kernel):
             # Importing numba and loading the cached kernels cannot be interrupted.
             limits.need_time("search", KERNEL_LOAD_S, grace=KERNEL_LOAD_GRACE_S)
-        from nqcsp.solvers._kernels import localsearch as kernels
+        kernels = load(KERNELS)
 
         clock = Clock(limits)
         seed = _seed(seed)
@@ -113,7 +116,7 @@ class _LocalSearch:
         limits.need_time("search", SETUP_S_PER_QUEEN * n)
         state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
         rng = np.array([seed], dtype=np.uint64)
-        mandatory = np.array(problem.queens, dtype=np.int64).reshape(-1, 2)
+        mandatory = problem.queen_array
         fixed = np.zeros((n + 7) // 8, dtype=np.uint8)
         np.bitwise_or.at(fixed, mandatory[:, 0] >> 3, (1 << (mandatory[:, 0] & 7)).astype(np.uint8))
         tail = _option(options, "tail", default_tail(n))

@@ -45,6 +45,7 @@ from nqcsp.cnf import (
     SECONDS_PER_LITERAL,
     Formula,
     encode_residual,
+    reference_clauses_at_least,
     reference_size,
     residual_literals,
 )
@@ -74,6 +75,8 @@ NO_ASSUMPTIONS = ("kissat404",)
 # Rows the hint leaves free at first, besides its attacked queens; the sample grows this factor per try.
 REPAIR_FIRST_SAMPLE = 32
 REPAIR_GROWTH = 4
+# Counting the reference CNF's clauses: a few numpy passes over the residual's cells.
+SIZE_S_PER_CELL = 6e-8
 # Literals of a clausal search encoding relative to the native one (commander and the counters add
 # auxiliary variables; totalizers more).
 CLAUSAL_FACTOR = 4
@@ -200,10 +203,24 @@ class SatAnswer:
     certificate: Certificate | None = None
 
 
-def search_estimate(residual: Residual, encoding: str) -> int:
+def sized_reference(residual: Residual, limits: Limits, stage: str, bytes_per_clause: float,
+                    seconds_per_clause: float) -> tuple[int, int]:
+    """``reference_size``, counted only after a lower bound known at once (at n = 4000 the count takes
+    seconds, while the formula would need terabytes) and the count itself fit the limits."""
+    at_least = reference_clauses_at_least(residual)
+    what = f"the reference CNF of the {residual.size}-row residual board (at least {at_least} clauses)"
+    limits.need_memory(stage, bytes_per_clause * at_least, what)
+    limits.need_time(stage, seconds_per_clause * at_least)
+    limits.need_time(stage, SIZE_S_PER_CELL * residual.cell_count)
+    return reference_size(residual)
+
+
+def search_estimate(residual: Residual, encoding: str, limits: Limits) -> int:
     """Literals of the search formula, estimated before it is built."""
     if encoding == "pairwise":
-        return 2 * reference_size(residual)[1]
+        # Two literals per clause.
+        return 2 * sized_reference(residual, limits, "build", 2 * BYTES_PER_LITERAL,
+                                   2 * SECONDS_PER_LITERAL)[1]
     return residual_literals(residual) * (1 if encoding == NATIVE else CLAUSAL_FACTOR)
 
 
@@ -222,7 +239,7 @@ def search(residual: Residual, encoding: str, sat_solver: str, hint: bool, limit
            seed: int | None) -> SatAnswer:
     """Decide the residual board with a fast encoding; no proof."""
     started = time.perf_counter()
-    literals = search_estimate(residual, encoding)
+    literals = search_estimate(residual, encoding, limits)
     what = f"the {encoding} CNF of the {residual.size}-row residual board ({literals} literals)"
     limits.need_memory("build", BYTES_PER_LITERAL * literals, what)
     limits.need_time("build", SECONDS_PER_LITERAL * literals)
@@ -298,7 +315,8 @@ def prove(residual: Residual, sat_solver: str, limits: Limits) -> SatAnswer:
     certificate holding the statement and the proof, unchecked (``nqcsp.certify`` checks it)."""
     problem = residual.problem
     started = time.perf_counter()
-    num_vars, num_clauses = reference_size(residual)
+    num_vars, num_clauses = sized_reference(residual, limits, "prove", REFERENCE_BYTES_PER_CLAUSE,
+                                            REFERENCE_SECONDS_PER_CLAUSE)
     limits.need_memory("prove", REFERENCE_BYTES_PER_CLAUSE * num_clauses,
                        f"the reference CNF ({num_vars} variables, {num_clauses} clauses)")
     limits.need_time("prove", REFERENCE_SECONDS_PER_CLAUSE * num_clauses)
@@ -363,7 +381,7 @@ class SatSolver:
         if certificate is not None:
             return Result(problem, Status.UNSAT, self.name, certificate=certificate)
         need_residual_memory(problem, limits)
-        free = problem.n - len(problem.queens)
+        free = problem.free_row_count
         limits.need_time("residual", RESIDUAL_S_PER_CELL * free * free)
         residual = residual_of(problem)
         line = residual.empty_line()
