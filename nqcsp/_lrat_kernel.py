@@ -80,6 +80,16 @@ def _next(data, pos, binary):
     return 1, sign * value, pos
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _item(data, pos, binary, outcome):
+    """(True, the next number of a proof line, pos), or False with ``outcome`` set to "malformed"."""
+    status, value, pos = _next(data, pos, binary)
+    if status != 1:
+        outcome[0], outcome[1] = 3, -3 if status == 0 else status
+        return False, 0, pos
+    return True, value, pos
+
+
 @njit(cache=True, nogil=True)
 def _grow(store, used):
     if used < store.shape[0]:
@@ -185,9 +195,8 @@ def check(cnf, proof, binary, additions, outcome):
                 pos = mark
         if deletion:
             while True:
-                status, gone, pos = _next(proof, pos, binary)
-                if status != 1:
-                    outcome[0], outcome[1] = 3, -3 if status == 0 else status
+                ok, gone, pos = _item(proof, pos, binary, outcome)
+                if not ok:
                     return
                 if gone == 0:
                     break
@@ -203,9 +212,8 @@ def check(cnf, proof, binary, additions, outcome):
         assigned = 0
         conflict = False
         while True:
-            status, lit, pos = _next(proof, pos, binary)
-            if status != 1:
-                outcome[0], outcome[1] = 3, -3 if status == 0 else status
+            ok, lit, pos = _item(proof, pos, binary, outcome)
+            if not ok:
                 return
             if lit == 0:
                 break
@@ -224,9 +232,8 @@ def check(cnf, proof, binary, additions, outcome):
             elif value[var] != false_value:
                 conflict = True  # the clause holds a literal and its negation: a tautology
         while True:
-            status, hint, pos = _next(proof, pos, binary)
-            if status != 1:
-                outcome[0], outcome[1] = 3, -3 if status == 0 else status
+            ok, hint, pos = _item(proof, pos, binary, outcome)
+            if not ok:
                 return
             if hint == 0:
                 break

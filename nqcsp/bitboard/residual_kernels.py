@@ -32,6 +32,14 @@ def _index(low):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _cell(k, line, index):
+    """The cell (free row, free column) at ``index`` of ``line`` (a free row below k, else a column)."""
+    if line < k:
+        return line, index
+    return index, line - k
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _clear(masks, counts, level, line, bit):
     """Remove cell ``bit`` from ``line`` at ``level`` if it is there; True when it was."""
     word = np.uint64(bit) >> SIX
@@ -97,12 +105,8 @@ def _score(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, dep
             low = word & (~word + ONE)
             word ^= low
             index = w * 64 + _index(low)
-            if chosen < k:
-                i, j = chosen, index
-                removed = counts[depth, k + j] - 1
-            else:
-                i, j = index, chosen - k
-                removed = counts[depth, i] - 1
+            i, j = _cell(k, chosen, index)
+            removed = counts[depth, k + j if chosen < k else i] - 1
             r = rows[i]
             c = cols[j] - col_base
             for other in range(k):
@@ -192,11 +196,7 @@ def _learn(k, words, rows, cols, masks, picks, removed_by, depth, failed, branch
         while word != ZERO:
             low = word & (~word + ONE)
             word ^= low
-            index = w * 64 + _index(low)
-            if failed < k:
-                i, j = failed, index
-            else:
-                i, j = index, failed - k
+            i, j = _cell(k, failed, w * 64 + _index(low))
             t = removed_by[i, j]
             relation = _relation(rows, cols, picks, t, i, j) if 0 <= t < depth else -1
             if relation < 0:
@@ -289,10 +289,7 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
             line[depth] = -1
             depth -= 1
             continue
-        if chosen < k:
-            i, j = chosen, index
-        else:
-            i, j = index, chosen - k
+        i, j = _cell(k, chosen, index)
         picks[depth, 0] = i
         picks[depth, 1] = j
         _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j, removed_by)
