@@ -33,6 +33,9 @@ from nqcsp.result import Certificate, InternalSolverError, Status
 
 FORMAT = "nqcsp-threshold"
 VERSION = 1
+# Certificates whose evidence nqcsp.certify re-checks by itself; any other kind (an agreement of two
+# backends) is re-checked by deciding that one set again.
+RECHECKABLE = ("attack", "empty-line", "drat")
 _CHECK_CHUNK = 1 << 21          # subset images held at once while checking coverage
 
 
@@ -286,6 +289,9 @@ def check_threshold(evidence: dict[str, Any], time_limit: float | None = None) -
     checked = recheck(problem, certificate, Limits.start(time_limit))
     if checked.checked:
         say(plain, f"its certificate ({certificate.kind}) re-checked by {', '.join(checked.checked_by)}")
+    elif certificate.kind in RECHECKABLE:
+        say(False, f"its certificate ({certificate.kind}) is rejected: "
+            f"{checked.details.get('unchecked', 'the check failed')}")
     else:
         # An agreement of two backends cannot be re-checked from saved bytes: decide that one set again.
         from nqcsp.api import solve

@@ -335,3 +335,58 @@ def cover_many(n, k, first, second_lo, second_hi, keys, state, witnesses, gains)
     rows = np.empty(max(k, 1), np.int64)
     for i in range(witnesses.shape[0]):
         gains[i] = cover(n, k, first, second_lo, second_hi, keys, state, witnesses[i], image, rows)
+
+
+@njit(cache=True, nogil=True)
+def estimate_completions(n, allowed, probes, rng, work, placed):
+    """Knuth's estimate of the number of solutions within ``allowed`` (per-row masks): the mean over
+    ``probes`` random descents of the product of the branching factors, 0 for a descent that dies. Each
+    descent fills the row with the fewest open cells first and dies as soon as a row, or an open column,
+    has no cell left, so constrained boards die early and cheaply: a small estimate means constrained."""
+    full = ~ZERO >> np.uint64(64 - n)
+    total = 0.0
+    for _ in range(probes):
+        for r in range(n):
+            work[r] = allowed[r]
+            placed[r] = False
+        open_cols = full
+        product = 1.0
+        alive = True
+        for _step in range(n):
+            best = -1
+            best_count = np.uint64(65)
+            union = ZERO
+            for r in range(n):
+                if placed[r]:
+                    continue
+                options = work[r] & open_cols
+                union |= options
+                count = popcount(options)
+                if count < best_count:
+                    best, best_count = r, count
+            if best_count == ZERO or union != open_cols:
+                alive = False
+                break
+            options = work[best] & open_cols
+            pick = _next_random(rng) % best_count
+            while pick > ZERO:
+                options &= options - ONE
+                pick -= ONE
+            bit = options & (~options + ONE)
+            col = np.int64(popcount(bit - ONE))
+            product *= float(best_count)
+            placed[best] = True
+            open_cols &= ~bit
+            for r in range(n):
+                if placed[r]:
+                    continue
+                distance = abs(r - best)
+                mask = ZERO
+                if col + distance < n:
+                    mask |= ONE << np.uint64(col + distance)
+                if col - distance >= 0:
+                    mask |= ONE << np.uint64(col - distance)
+                work[r] &= ~mask
+        if alive:
+            total += product
+    return total / probes
