@@ -168,3 +168,55 @@ def test_checkpoint_resumes_without_loss_or_double_counting(tmp_path):
 def test_bad_sizes_are_refused(n, k, match):
     with pytest.raises((ValueError, TypeError), match=match):
         set_sweep(n, k)
+
+
+def test_search_finds_certified_blocked_sets_within_its_time_limit():
+    import time
+
+    from nqcsp.blockade_search import search, search_blocked
+
+    search_blocked(8, 2, 0.2)      # loads the kernels
+    began = time.perf_counter()
+    report = search(12, 3, 3.0, seed=1)
+    took = time.perf_counter() - began
+    assert took < 3.0 + max(0.3, 0.5), took
+    assert report.blocked
+    assert report.decided == report.completable + len(report.blocked) + len(report.undecided)
+    for blocked in report.blocked:
+        assert not naive_has_solution(12, list(blocked.queens))
+        assert blocked.certificate["checked_by"] and len(blocked.queens) == 3
+        assert min(orbit_of_set(12, blocked.queens)) == blocked.queens
+
+
+def test_blockades_cli_with_queens(tmp_path):
+    import subprocess
+    import sys
+
+    def run(*argv):
+        return subprocess.run([sys.executable, "-m", "nqcsp", "blockades", *argv], capture_output=True,
+                              text=True, timeout=300)
+
+    out = run("7", "--queens", "2", "--format", "json", "--checkpoint", str(tmp_path / "c.jsonl"))
+    assert out.returncode == 0, out.stderr
+    account = json.loads(out.stdout)
+    assert account["ksets"] == len(naive_sets(7, 2)) and account["finished"]
+    blocked = set()
+    for found in account["blocked"]:
+        blocked |= orbit_of_set(7, tuple(tuple(c) for c in found["queens"]))
+    assert sorted(blocked) == naive_blocked(7, 2)
+    again = run("7", "--queens", "2", "--format", "json", "--checkpoint", str(tmp_path / "c.jsonl"))
+    assert json.loads(again.stdout)["classes"] == account["classes"]     # all resumed, none twice
+    text = run("6", "--queens", "2")
+    classes = len({min(orbit_of_set(6, s)) for s in naive_sets(6, 2)})
+    assert text.returncode == 0
+    assert text.stdout.startswith(f"n = 6, 2 queens: {classes} classes ({len(naive_sets(6, 2))} sets)")
+    for argv in (["7", "8", "--queens", "2"], ["7", "--queens", "2", "--search"], ["7", "--queens", "0"],
+                 ["7", "--queens", "2", "--time-limit", "1"], ["7", "--checkpoint", "x"]):
+        bad = run(*argv)
+        assert bad.returncode == 2 and len(bad.stderr.splitlines()) == 1, (argv, bad.stderr)
+    found = run("12", "--queens", "3", "--search", "--time-limit", "2", "--jobs", "1", "--format", "json")
+    assert found.returncode == 0, found.stderr
+    report = json.loads(found.stdout)
+    assert report["decided"] >= 1
+    for blocked in report["blocked"]:
+        assert not naive_has_solution(12, [tuple(c) for c in blocked["queens"]])
