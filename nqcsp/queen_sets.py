@@ -102,12 +102,17 @@ class SetTask:
 
 def plan_set_tasks(n: int, k: int, task_sets: int = TASK_SETS) -> list[SetTask]:
     """Tasks of about ``task_sets`` k-sets each (estimated), largest first."""
+    return [task for _, task in weighted_set_tasks(n, k, task_sets)]
+
+
+def weighted_set_tasks(n: int, k: int, task_sets: int = TASK_SETS) -> list[tuple[float, SetTask]]:
+    """``plan_set_tasks`` with each task's estimated number of k-sets (an upper bound: canonical or not)."""
     from nqcsp.blockades import class_codes
 
     n, k = check_size(n, k)
     firsts = class_codes(n).tolist()
     if k == 1:
-        return [SetTask(n, 1, first) for first in firsts]
+        return [(1.0, SetTask(n, 1, first)) for first in firsts]
     m = n - 1
     rows, cols = np.divmod(np.arange(n * n, dtype=np.int64), n)
     tasks: list[tuple[float, SetTask]] = []
@@ -133,7 +138,7 @@ def plan_set_tasks(n: int, k: int, task_sets: int = TASK_SETS) -> list[SetTask]:
                 tasks.append((load, SetTask(n, k, first, int(seconds[start]), hi)))
                 start, load = index + 1, 0.0
     tasks.sort(key=lambda pair: -pair[0])
-    return [task for _, task in tasks]
+    return tasks
 
 
 @dataclass
