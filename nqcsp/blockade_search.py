@@ -27,6 +27,8 @@ PROBES = 32
 DECIDE_BELOW = 1.0          # estimated solutions under which a set is decided exactly
 RESTART_AFTER = 2_000       # moves without a new best before a fresh random start
 NODES_PER_ROW = 2_000
+NEAR = 3                    # rows and columns of a local move
+NEAR_SHARE = 0.5
 _START_T = 2.0
 _COOLING = 0.999
 
@@ -90,11 +92,20 @@ def _attack(n: int, a: int, b: int) -> bool:
 
 
 def _random_cell(n: int, others: list[int], rng: np.random.Generator) -> int | None:
+    """A random cell that none of ``others`` attacks: anywhere on the board, or, half of the time, within
+    ``NEAR`` rows and columns of one of them. The blocked sets found on boards up to 19 are mostly tight
+    clusters of 3 or 4 queens (plus one anywhere), which local moves reach and global ones seldom do."""
+    if others and rng.random() < NEAR_SHARE:
+        row, col = divmod(int(others[int(rng.integers(len(others)))]), n)
+        for _ in range(32):
+            r = row + int(rng.integers(-NEAR, NEAR + 1))
+            c = col + int(rng.integers(-NEAR, NEAR + 1))
+            cell = r * n + c
+            if 0 <= r < n and 0 <= c < n and cell not in others \
+                    and not any(_attack(n, cell, o) for o in others):
+                return cell
     cells = rng.permutation(n * n)
-    for cell in cells[:64].tolist():
-        if cell not in others and not any(_attack(n, cell, o) for o in others):
-            return cell
-    for cell in cells[64:].tolist():
+    for cell in cells.tolist():
         if cell not in others and not any(_attack(n, cell, o) for o in others):
             return cell
     return None
