@@ -1,7 +1,7 @@
 """Completion thresholds (OEIS A374013) from scratch, projections for larger boards, and the search for
 blocked sets beyond the known terms.
 
-    python -m benchmarks.thresholds sweep [--from 4] [--to 16] [--jobs 1] [--check]
+    python -m benchmarks.thresholds sweep [--from 4] [--to 16] [--jobs 1] [--check] [--search-first S]
     python -m benchmarks.thresholds project --n 18 --k 4 [--sample 6]
     python -m benchmarks.thresholds search [--n 21 22] [--queens 5] [--time-limit 60] [--jobs 2]
 
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 OEIS_A374013 = dict(zip(range(4, 21), (0, 1, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4), strict=True))
 
 
-def sweep(first: int, last: int, jobs: int, check: bool) -> int:
+def sweep(first: int, last: int, jobs: int, check: bool, search_first: float) -> int:
     import nqcsp
     from nqcsp.parallel import InProcess, ProcessPool
     from nqcsp.queen_sets import load_queen_set_kernels
@@ -47,7 +47,7 @@ def sweep(first: int, last: int, jobs: int, check: bool) -> int:
     try:
         for n in range(first, last + 1):
             cpu0, wall0 = time.process_time(), time.perf_counter()
-            found = nqcsp.completion_threshold(n, executor=pool)
+            found = nqcsp.completion_threshold(n, executor=pool, search_first=search_first)
             cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
             if jobs > 1:
                 cpu = sum(level.seconds for level in found.levels)   # the workers' task seconds
@@ -57,7 +57,9 @@ def sweep(first: int, last: int, jobs: int, check: bool) -> int:
             wrong += expected is not None and expected != found.value
             levels = ", ".join(str(level.classes) for level in found.levels[1:]) or "-"
             stop = found.blocked_level
-            stopped = f"k={stop['k']}: {stop['tasks_done']}/{stop['tasks']} tasks"
+            stopped = f"k={stop['k']}: search"
+            if stop["found_by"] == "sweep":
+                stopped = f"k={stop['k']}: {stop['tasks_done']}/{stop['tasks']} tasks"
             checked = ""
             if check:
                 began = time.perf_counter()
@@ -142,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     one.add_argument("--to", dest="last", type=int, default=16)
     one.add_argument("--jobs", type=int, default=1)
     one.add_argument("--check", action="store_true")
+    one.add_argument("--search-first", type=float, default=0.0)
     two = sub.add_parser("project")
     two.add_argument("--n", type=int, required=True)
     two.add_argument("--k", type=int, required=True)
@@ -156,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     three.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.command == "sweep":
-        return sweep(args.first, args.last, args.jobs, args.check)
+        return sweep(args.first, args.last, args.jobs, args.check, args.search_first)
     if args.command == "project":
         return project(args.n, args.k, args.sample, args.workers, args.seed)
     return search(args.n, args.queens, args.time_limit, args.jobs, args.seed)

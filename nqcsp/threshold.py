@@ -142,11 +142,16 @@ def _executor(n: int, executor: Executor | None, jobs: int | None) -> Iterator[E
 
 
 def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int | None = None,
-                         seed: int = 0, checkpoint_dir: str | None = None,
+                         seed: int = 0, checkpoint_dir: str | None = None, search_first: float = 0.0,
                          progress: Callable[[int, Any], None] | None = None) -> Threshold:
     """a(n) of OEIS A374013 with its evidence (see the module's doc). ``checkpoint_dir`` keeps each level's
     finished tasks (``n{n}-k{k}.jsonl``), so that a rerun resumes; ``progress(k, account)`` is called after
-    each task. Raises ``UndecidedError`` when a class stays undecided (a backend missing, say)."""
+    each task. Raises ``UndecidedError`` when a class stays undecided (a backend missing, say).
+
+    ``search_first``: seconds of ``nqcsp.blockade_search`` (one chain per worker) before each level's sweep
+    from k = 2 on; a certified blocked set it finds ends the run at that level without the sweep (whose
+    first blocked class can be hours away on large boards: 5 queens at n = 20). The levels below are swept
+    whole either way, so the answer and its evidence are the same kind."""
     import pathlib
 
     from nqcsp.api import solve
@@ -159,11 +164,25 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
         raise InternalSolverError(f"n = {n} has solutions, but auto answered {first.status}")
     levels = [Level(0, 1, 1, 1, 0, 0, first.stats.get("wall_s", 0.0))]
     witnesses = [np.asarray(first.columns, dtype=np.int64).reshape(1, n)]
+
+    def finish(k: int, blocked: list[Any], how: dict[str, Any]) -> Threshold:
+        """a(n) = k - 1: the least blocked class found, its certificate kept whole."""
+        least = min(blocked, key=lambda b: b.queens)
+        return Threshold(n, k - 1, least.queens, _certified(n, least.queens, seed), levels,
+                         np.concatenate(witnesses), {"k": k, **how}, time.perf_counter() - started)
     with _executor(n, executor, jobs) as pool:
         for k in range(1, n + 1):
             path = None
             if checkpoint_dir is not None:
                 path = str(pathlib.Path(checkpoint_dir) / f"n{n}-k{k}.jsonl")
+            if search_first > 0 and k >= 2:
+                from nqcsp.blockade_search import search
+
+                report = search(n, k, search_first, seed=seed, chains=getattr(pool, "max_workers", 1),
+                                executor=pool, stop_at_first=True)
+                if report.blocked:
+                    return finish(k, report.blocked, {"found_by": "search", "search_seconds": search_first,
+                                                      "classes_decided_before_stop": report.decided})
             account = None
             with contextlib.closing(iter_set_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True,
                                                    checkpoint=path, keep_witnesses=True)) as running:
@@ -173,13 +192,9 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
             if account is None:
                 raise InternalSolverError(f"n = {n}, k = {k}: the sweep planned no task")
             if account.blocked:
-                least = min(account.blocked, key=lambda b: b.queens)
-                certificate = _certified(n, least.queens, seed)
-                return Threshold(n, k - 1, least.queens, certificate, levels,
-                                 np.concatenate(witnesses), {
-                                     "k": k, "classes_decided_before_stop": account.classes,
-                                     "tasks_done": account.tasks_done, "tasks": account.tasks},
-                                 time.perf_counter() - started)
+                return finish(k, account.blocked, {"found_by": "sweep",
+                                                   "classes_decided_before_stop": account.classes,
+                                                   "tasks_done": account.tasks_done, "tasks": account.tasks})
             if account.undecided:
                 raise UndecidedError(f"n = {n}: {len(account.undecided)} classes of {k} queens undecided, "
                                      f"such as {account.undecided[0].queens} ({account.undecided[0].reason})")

@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--evidence", metavar="FILE", help="also write the evidence document to FILE")
     parser.add_argument("--checkpoint", metavar="DIR",
                         help="keep each level's finished tasks in DIR (n{N}-k{K}.jsonl) and resume from them")
+    parser.add_argument("--search-first", type=positive_float_arg, default=0.0, metavar="S",
+                        help="search S seconds for a blocked set before each level's sweep (k >= 2); one "
+                             "found ends the run there (for large boards)")
     add_executor_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, metavar="K")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -64,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with executor_from_args(args, warm=load_queen_set_kernels) as executor:
             found = completion_threshold(args.n, executor=executor, seed=args.seed,
-                                         checkpoint_dir=args.checkpoint, progress=bar.update)
+                                         checkpoint_dir=args.checkpoint, search_first=args.search_first,
+                                         progress=bar.update)
     except KeyboardInterrupt:
         bar.close()
         kept = f"; rerun with --checkpoint {args.checkpoint} to resume" if args.checkpoint else ""
@@ -95,8 +99,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"{level.k:>3} {level.classes:>10} {level.ksets:>12} {level.covered:>10} {level.searched:>9} "
               f"{level.seconds:>8.2f}")
     stop = found.blocked_level
-    print(f"{stop.get('k')} queens: stopped at the first blocked class, after {stop.get('tasks_done')} of "
-          f"{stop.get('tasks')} tasks; {len(found.witnesses)} witnesses; {found.seconds:.2f} s")
+    how = (f"after {stop.get('tasks_done')} of {stop.get('tasks')} tasks of the sweep"
+           if stop.get("found_by") == "sweep" else f"found by the search, {stop.get('search_seconds')} s")
+    print(f"{stop.get('k')} queens: the first blocked class {how}, "
+          f"{stop.get('classes_decided_before_stop')} classes decided; {len(found.witnesses)} witnesses; "
+          f"{found.seconds:.2f} s")
     sys.stdout.flush()
     return EXIT_OK
 
