@@ -111,9 +111,10 @@ def _random_cell(n: int, others: list[int], rng: np.random.Generator) -> int | N
     return None
 
 
-def search_blocked(n: int, k: int, time_limit: float, seed: int = 0, stop_at_first: bool = False
-                   ) -> SearchReport:
-    """One annealing chain for ``time_limit`` seconds (see the module's doc)."""
+def search_blocked(n: int, k: int, time_limit: float, seed: int = 0, stop_at_first: bool = False,
+                   until: float | None = None) -> SearchReport:
+    """One annealing chain for ``time_limit`` seconds (see the module's doc), and not past ``until`` (a
+    ``time.time()`` instant: the caller's deadline, which a worker that started late must keep too)."""
     from nqcsp.api import solve
     from nqcsp.bitboard import queen_set_kernels as kernels
     from nqcsp.bitboard.residual_search import first_solution
@@ -125,7 +126,9 @@ def search_blocked(n: int, k: int, time_limit: float, seed: int = 0, stop_at_fir
     if not time_limit > 0:
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     started = time.perf_counter()
-    deadline = started + time_limit
+    if until is not None:
+        time_limit = min(time_limit, until - time.time())
+    deadline = started + max(time_limit, 0.0)
     report = SearchReport(n, k)
     board = _Board(n, k, seed)
     rng = np.random.default_rng(seed)
@@ -224,7 +227,8 @@ def search(n: int, k: int, time_limit: float, *, seed: int = 0, chains: int = 1,
     from nqcsp.parallel import InProcess, run_tasks
 
     n, k = check_size(n, k)
-    tasks = [(n, k, time_limit, seed + chain, stop_at_first) for chain in range(max(1, chains))]
+    until = time.time() + time_limit       # workers that start late (a pool's start-up) keep it too
+    tasks = [(n, k, time_limit, seed + chain, stop_at_first, until) for chain in range(max(1, chains))]
     merged: SearchReport | None = None
     for _, report in run_tasks(search_blocked, tasks, executor=executor or InProcess()):
         if merged is None:
