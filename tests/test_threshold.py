@@ -122,3 +122,11 @@ def test_ctrl_c_then_resume_loses_and_repeats_nothing(tmp_path):
     report = check_threshold(document)
     # The recorded account of 3 queens equals the independent count: no task lost, none counted twice.
     assert report.ok, "\n".join(report.lines)
+
+
+def test_search_first_finds_the_blocked_set_and_keeps_the_account():
+    found = nqcsp.completion_threshold(12, search_first=3.0)
+    assert found.value == A374013[12]
+    assert found.blocked_level["found_by"] == "search" and found.blocked_level["k"] == found.value + 1
+    assert not naive_has_solution(12, list(found.blocked))
+    assert check_threshold(found.to_json()).ok
