@@ -130,3 +130,13 @@ def test_search_first_finds_the_blocked_set_and_keeps_the_account():
     assert found.blocked_level["found_by"] == "search" and found.blocked_level["k"] == found.value + 1
     assert not naive_has_solution(12, list(found.blocked))
     assert check_threshold(found.to_json()).ok
+
+
+def test_threshold_benchmark_runs_and_agrees():
+    out = subprocess.run([sys.executable, "-m", "benchmarks.thresholds", "sweep", "--from", "4", "--to", "9",
+                          "--check"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = [line.split() for line in out.stdout.splitlines()[2:-1]]
+    assert [int(row[0]) for row in rows] == list(range(4, 10))
+    assert all(int(row[1]) == A374013[int(row[0])] for row in rows)
+    assert out.stdout.splitlines()[-1].endswith("0 disagreements")
