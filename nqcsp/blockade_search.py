@@ -167,7 +167,7 @@ def search_blocked(n: int, k: int, time_limit: float, seed: int = 0, stop_at_fir
                                                        "the residual search ran out of time"))
                 return
         began = time.perf_counter()
-        result = solve(n, list(queens), solver="auto", seed=seed, time_limit=max(left, 0.5))
+        result = solve(n, list(queens), solver="auto", seed=seed, time_limit=max(left, 0.05))
         if result.status is Status.SAT:
             raise InternalSolverError(f"n = {n}: {queens} was searched exhaustively without a solution, "
                                       f"but {result.solver} found one")
