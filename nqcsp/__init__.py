@@ -12,6 +12,7 @@ from nqcsp.problem import Problem
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
 from nqcsp.solvers import SolverInfo, available_solvers
 from nqcsp.solvers.base import Solver
+from nqcsp.threshold import check_threshold, completion_threshold
 from nqcsp.verifier import find_violation, verify
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "Status",
     "available_solvers",
     "blockades",
+    "check_threshold",
+    "completion_threshold",
     "count",
     "count_unique",
     "find_violation",

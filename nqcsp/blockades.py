@@ -318,8 +318,20 @@ def sweep(ns: Iterable[int], *, executor: Executor | None = None, jobs: int | No
     return sorted(boards, key=lambda board: board.n)
 
 
-def blockades(n: int, *, executor: Executor | None = None) -> list[Cell]:
-    """Every cell where one mandatory queen leaves no solution, each proven with a checked certificate."""
+def blockades(n: int, k: int = 1, *, executor: Executor | None = None) -> list[Cell] | list[tuple[Cell, ...]]:
+    """Every cell where one mandatory queen leaves no solution, each proven with a checked certificate;
+    with ``k`` > 1, every set of k mutually non-attacking queens that leaves none, as sorted tuples of
+    cells (``nqcsp.queen_sets``: classes up to symmetry, witnesses first, certificates for the blocked)."""
+    from nqcsp.problem import as_int
+
+    if as_int(k, "k") != 1:
+        from nqcsp.queen_sets import set_sweep
+
+        account = set_sweep(n, k, executor=executor)
+        if account.undecided:
+            raise InternalSolverError(f"n = {n}, k = {k}: classes {[u.queens for u in account.undecided]} "
+                                      "undecided without a time limit")
+        return account.blocked_sets()
     board = sweep([n], executor=executor)[0]
     if board.undecided_classes:
         raise InternalSolverError(f"n = {n}: cells {board.undecided_classes} undecided without a time limit")

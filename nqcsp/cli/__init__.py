@@ -14,12 +14,13 @@ from nqcsp.cli import (
     cmd_solutions,
     cmd_solve,
     cmd_solvers,
+    cmd_threshold,
     cmd_verify,
 )
 from nqcsp.cli.common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OneLineParser, UsageError
 
-COMMANDS = (cmd_solve, cmd_verify, cmd_solvers, cmd_count, cmd_solutions, cmd_blockades, cmd_export,
-            cmd_check_proof)
+COMMANDS = (cmd_solve, cmd_verify, cmd_solvers, cmd_count, cmd_solutions, cmd_blockades, cmd_threshold,
+            cmd_export, cmd_check_proof)
 
 
 def build_parser() -> OneLineParser:

@@ -1,4 +1,6 @@
-"""``nqcsp blockades N [M]``: which single mandatory queens leave no solution, proven, for n = N..M."""
+"""``nqcsp blockades N [M]``: which single mandatory queens leave no solution, proven, for n = N..M;
+``nqcsp blockades N --queens K``: which sets of K non-attacking queens leave none (``nqcsp.queen_sets``), or
+with ``--search --time-limit S`` a search for such sets on boards too large to sweep."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from nqcsp.cli.common import (
     add_executor_arguments,
     board_size_arg,
     executor_from_args,
+    positive_float_arg,
+    positive_int_arg,
 )
 
 
@@ -35,10 +39,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="no progress bar on stderr (there is none when stderr is not a terminal)")
     bar.add_argument("--progress", action="store_true",
                      help="the progress bar on stderr even when it is not a terminal (a log file)")
+    parser.add_argument("--queens", type=positive_int_arg, default=1, metavar="K",
+                        help="sets of K mutually non-attacking queens instead of single cells (one board N)")
+    parser.add_argument("--checkpoint", metavar="FILE",
+                        help="with --queens: keep finished tasks in this JSONL file and resume from it")
+    parser.add_argument("--search", action="store_true",
+                        help="with --queens: search for blocked sets (local search, each candidate decided "
+                             "exactly) for --time-limit seconds instead of sweeping every class")
+    parser.add_argument("--time-limit", type=positive_float_arg, metavar="S",
+                        help="with --search: seconds to search")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.queens != 1 or args.search:
+        return run_sets(args)
+    if args.checkpoint or args.time_limit:
+        raise UsageError("--checkpoint and --time-limit go with --queens K (K > 1) or --search")
     from tqdm import tqdm
 
     from nqcsp.blockades import class_count, iter_sweep, load_solvers
@@ -92,3 +109,98 @@ def write_boards(boards: list, args: argparse.Namespace) -> None:
         print(f"{board.n:>5} {board.classes:>8} {blocked:>8} {board.seconds:>8.2f}  "
               f"{witnesses}; {proofs}; {cells}" + (f"; UNDECIDED {undecided}" if undecided else ""))
     sys.stdout.flush()
+
+
+def run_sets(args: argparse.Namespace) -> int:
+    """``--queens K``: the sweep of every class of K-sets (or ``--search``) on board N."""
+    from nqcsp.queen_sets import check_size, iter_set_sweep, load_queen_set_kernels
+
+    if args.last is not None:
+        raise UsageError("--queens K takes one board size N, not a range")
+    n, k = check_size(args.first, args.queens)
+    if args.search:
+        return run_search(args, n, k)
+    if args.time_limit is not None:
+        raise UsageError("--time-limit goes with --search (a sweep decides every class)")
+    from nqcsp.cli.progress import SweepBar
+
+    bar = SweepBar(not args.no_progress, force=args.progress)
+    account = None
+    try:
+        with executor_from_args(args, warm=load_queen_set_kernels) as executor, \
+                contextlib.closing(iter_set_sweep(n, k, executor=executor, seed=args.seed,
+                                                  checkpoint=args.checkpoint)) as running:
+            for account in running:
+                bar.update(k, account)
+    except KeyboardInterrupt:
+        bar.close()
+        if account is not None:
+            write_sets(account, args)
+        kept = f"; rerun with --checkpoint {args.checkpoint} to resume" if args.checkpoint else ""
+        sys.stderr.write(f"nqcsp: interrupted: {account.tasks_done if account else 0} tasks finished{kept}\n")
+        return EXIT_INTERRUPTED
+    bar.close()
+    if account is None:
+        from nqcsp.queen_sets import SetSweep
+
+        account = SetSweep(n, k)
+    write_sets(account, args)
+    return EXIT_UNKNOWN if account.undecided else EXIT_OK
+
+
+def write_sets(account: object, args: argparse.Namespace) -> None:
+    from nqcsp.queen_sets import SetSweep
+
+    assert isinstance(account, SetSweep)
+    if args.format == "json":
+        json.dump(account.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        return
+    state = "" if account.finished else f" (partial: {account.tasks_done} of {account.tasks} tasks)"
+    print(f"n = {account.n}, {account.k} queens{state}: {account.classes} classes ({account.ksets} sets), "
+          f"{account.covered} covered by witnesses, {account.searched} decided by search, "
+          f"{len(account.blocked)} blocked ({sum(b.size for b in account.blocked)} sets), "
+          f"{len(account.undecided)} undecided; {account.seconds:.2f} s of work")
+    write_classes(account.blocked, account.undecided)
+
+
+def write_classes(blocked: list, undecided: list) -> None:
+    """One line per blocked class (canonical set, class size, certificate) and per undecided class."""
+    for found in sorted(blocked, key=lambda b: b.queens):
+        cells = " ".join(f"{r},{c}" for r, c in found.queens)
+        checked = ", ".join(found.certificate.get("checked_by", []))
+        print(f"blocked  {cells}  x{found.size}  {found.certificate.get('kind')} checked by {checked}")
+    for open_class in undecided:
+        cells = " ".join(f"{r},{c}" for r, c in open_class.queens)
+        print(f"undecided  {cells}  x{open_class.size}  {open_class.reason}")
+    sys.stdout.flush()
+
+
+def run_search(args: argparse.Namespace, n: int, k: int) -> int:
+    """``--search``: independent annealing chains, one per worker, for ``--time-limit`` seconds."""
+    from nqcsp.blockade_search import search
+    from nqcsp.parallel import cpu_count
+    from nqcsp.queen_sets import load_queen_set_kernels
+
+    if args.time_limit is None:
+        raise UsageError("--search needs --time-limit S (it runs until then)")
+    if args.checkpoint:
+        raise UsageError("--checkpoint goes with a sweep, not with --search")
+    try:
+        with executor_from_args(args, warm=load_queen_set_kernels) as executor:
+            report = search(n, k, args.time_limit, seed=args.seed, chains=args.jobs or cpu_count(),
+                            executor=executor)
+    except KeyboardInterrupt:
+        sys.stderr.write("nqcsp: interrupted: the search was cancelled\n")
+        return EXIT_INTERRUPTED
+    if args.format == "json":
+        json.dump(report.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(f"n = {n}, {k} queens: {report.chains} chains, {report.seconds:.1f} s, {report.moves} moves, "
+              f"{report.decided} classes decided exactly: {report.completable} completable, "
+              f"{len(report.blocked)} blocked, {len(report.undecided)} undecided")
+        write_classes(report.blocked, report.undecided)
+    sys.stdout.flush()
+    return EXIT_UNKNOWN if report.undecided and not report.blocked else EXIT_OK

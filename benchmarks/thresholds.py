@@ -1,0 +1,169 @@
+"""Completion thresholds (OEIS A374013) from scratch, projections for larger boards, and the search for
+blocked sets beyond the known terms.
+
+    python -m benchmarks.thresholds sweep [--from 4] [--to 16] [--jobs 1] [--check] [--search-first S]
+    python -m benchmarks.thresholds project --n 18 --k 4 [--sample 6]
+    python -m benchmarks.thresholds search [--n 21 22] [--queens 5] [--time-limit 60] [--jobs 2]
+
+``sweep`` runs ``nqcsp.completion_threshold(n)`` per n and prints a(n), the classes of every level, the
+blocked set and its certificate, and the CPU seconds (user + sys of this process with ``--jobs 1``, where
+every task runs here; with more jobs, wall seconds and the workers' summed task seconds). ``--check`` also
+times ``check_threshold`` on the evidence. The OEIS terms are printed beside, as the oracle.
+
+``project`` measures a random sample of the tasks of one level (n, k) on one core and projects the whole
+level from the tasks' estimated sizes: CPU seconds = sum over tasks of (its estimated k-sets x the sample's
+CPU seconds per estimated k-set); on W workers, the larger of that / W and the longest single task.
+
+``search`` runs ``nqcsp.blockade_search.search`` (one annealing chain per job) and prints what it decided.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Sequence
+
+# The published terms (n = 4..20), printed as the oracle beside what is computed; never an input.
+OEIS_A374013 = dict(zip(range(4, 21), (0, 1, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4), strict=True))
+
+
+def sweep(first: int, last: int, jobs: int, check: bool, search_first: float) -> int:
+    import nqcsp
+    from nqcsp.parallel import InProcess, ProcessPool
+    from nqcsp.queen_sets import load_queen_set_kernels
+    from nqcsp.threshold import check_threshold
+
+    load_queen_set_kernels()
+    nqcsp.completion_threshold(5)          # every kernel and backend loaded before the clock starts
+    where = "in this process" if jobs == 1 else f"{jobs} workers"
+    print(f"completion thresholds n = {first}..{last}, {where}")
+    print(f"{'n':>3} {'a(n)':>4} {'OEIS':>4}  {'classes per level k = 1, 2, ...':<34} {'stop level':<22} "
+          f"{'cpu s':>7} {'wall s':>7}" + (f" {'check s':>7}" if check else "")
+          + "  blocked set, certificate")
+    total_cpu = total_wall = 0.0
+    wrong = 0
+    pool = InProcess() if jobs == 1 else ProcessPool(jobs)
+    try:
+        for n in range(first, last + 1):
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            found = nqcsp.completion_threshold(n, executor=pool, search_first=search_first)
+            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+            if jobs > 1:
+                cpu = sum(level.seconds for level in found.levels)   # the workers' task seconds
+            total_cpu += cpu
+            total_wall += wall
+            expected = OEIS_A374013.get(n)
+            wrong += expected is not None and expected != found.value
+            levels = ", ".join(str(level.classes) for level in found.levels[1:]) or "-"
+            stop = found.blocked_level
+            stopped = f"k={stop['k']}: search"
+            if stop["found_by"] == "sweep":
+                stopped = f"k={stop['k']}: {stop['tasks_done']}/{stop['tasks']} tasks"
+            checked = ""
+            if check:
+                began = time.perf_counter()
+                report = check_threshold(found.to_json())
+                checked = f" {time.perf_counter() - began:>7.2f}" + ("" if report.ok else " INVALID")
+                wrong += not report.ok
+            queens = " ".join(f"{r},{c}" for r, c in found.blocked)
+            print(f"{n:>3} {found.value:>4} {expected if expected is not None else '-':>4}  {levels:<34} "
+                  f"{stopped:<22} {cpu:>7.2f} {wall:>7.2f}{checked}  {queens}; {found.certificate.summary()}",
+                  flush=True)
+    finally:
+        pool.shutdown(wait=True)
+    print(f"total: {total_cpu:.1f} CPU s, {total_wall:.1f} s wall; {wrong} disagreements")
+    return 1 if wrong else 0
+
+
+def project(n: int, k: int, sample: int, workers: Sequence[int], seed: int) -> int:
+    from nqcsp.queen_sets import decide_task, load_queen_set_kernels, weighted_set_tasks
+
+    load_queen_set_kernels()
+    tasks = weighted_set_tasks(n, k)
+    total_weight = sum(weight for weight, _ in tasks)
+    chosen = random.Random(seed).sample(tasks, min(sample, len(tasks)))
+    spent = weight_done = 0.0
+    classes = blocked = 0
+    print(f"n = {n}, k = {k}: {len(tasks)} tasks, {total_weight:.3g} k-sets estimated (an upper bound); "
+          f"sampling {len(chosen)}")
+    for weight, task in chosen:
+        began = time.process_time()
+        outcome = decide_task(task)
+        seconds = time.process_time() - began
+        spent += seconds
+        weight_done += weight
+        classes += outcome.classes
+        blocked += len(outcome.blocked)
+        print(f"  task {task.ident:<14} {weight:>12.3g} sets est. {outcome.classes:>9} classes "
+              f"{len(outcome.blocked):>4} blocked {seconds:>7.2f} CPU s", flush=True)
+    rate = spent / weight_done
+    whole = rate * total_weight
+    longest = rate * max(weight for weight, _ in tasks)
+    print(f"sample: {spent:.2f} CPU s for {weight_done:.3g} sets est. ({rate * 1e6:.3f} CPU us per set); "
+          f"{classes} classes, {blocked} blocked")
+    print(f"projected whole level: {rate * 1e6:.3f} us x {total_weight:.3g} = {whole:.0f} CPU s "
+          f"({whole / 3600:.2f} CPU h); classes about {classes / weight_done * total_weight:.3g}")
+    for count in workers:
+        print(f"  on {count:>4} workers: max({whole:.0f} / {count}, longest task {longest:.1f}) = "
+              f"{max(whole / count, longest):.0f} s")
+    return 0
+
+
+def search(sizes: Sequence[int], queens: int, time_limit: float, jobs: int, seed: int) -> int:
+    from nqcsp.blockade_search import search as run_search
+    from nqcsp.parallel import InProcess, ProcessPool
+    from nqcsp.queen_sets import load_queen_set_kernels
+
+    load_queen_set_kernels()
+    for n in sizes:
+        pool = InProcess() if jobs == 1 else ProcessPool(jobs)
+        try:
+            began = time.perf_counter()
+            report = run_search(n, queens, time_limit, seed=seed, chains=jobs, executor=pool)
+            wall = time.perf_counter() - began
+        finally:
+            pool.shutdown(wait=True)
+        print(f"n = {n}, {queens} queens: {report.chains} chains x {time_limit:.0f} s ({wall:.1f} s wall): "
+              f"{report.moves} moves, {report.restarts} restarts, {report.decided} classes decided exactly "
+              f"({report.decided / max(wall, 1e-9):.0f}/s): {report.completable} completable, "
+              f"{len(report.blocked)} blocked, {len(report.undecided)} undecided", flush=True)
+        for blocked in report.blocked:
+            queens_text = " ".join(f"{r},{c}" for r, c in blocked.queens)
+            checked = ", ".join(blocked.certificate.get("checked_by", []))
+            print(f"  blocked {queens_text}: {blocked.certificate.get('kind')} checked by {checked}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.thresholds",
+                                     description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    one = sub.add_parser("sweep")
+    one.add_argument("--from", dest="first", type=int, default=4)
+    one.add_argument("--to", dest="last", type=int, default=16)
+    one.add_argument("--jobs", type=int, default=1)
+    one.add_argument("--check", action="store_true")
+    one.add_argument("--search-first", type=float, default=0.0)
+    two = sub.add_parser("project")
+    two.add_argument("--n", type=int, required=True)
+    two.add_argument("--k", type=int, required=True)
+    two.add_argument("--sample", type=int, default=6)
+    two.add_argument("--workers", type=int, nargs="+", default=[2, 16, 64])
+    two.add_argument("--seed", type=int, default=0)
+    three = sub.add_parser("search")
+    three.add_argument("--n", type=int, nargs="+", default=[21, 22])
+    three.add_argument("--queens", type=int, default=5)
+    three.add_argument("--time-limit", type=float, default=60.0)
+    three.add_argument("--jobs", type=int, default=2)
+    three.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.command == "sweep":
+        return sweep(args.first, args.last, args.jobs, args.check, args.search_first)
+    if args.command == "project":
+        return project(args.n, args.k, args.sample, args.workers, args.seed)
+    return search(args.n, args.queens, args.time_limit, args.jobs, args.seed)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

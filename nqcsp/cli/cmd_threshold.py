@@ -1,0 +1,124 @@
+"""``nqcsp threshold N``: the completion threshold a(n) (OEIS A374013) with its evidence, and
+``nqcsp check-threshold FILE``: re-check saved evidence without running the search again."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from nqcsp.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_NO,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    UsageError,
+    add_executor_arguments,
+    board_size_arg,
+    executor_from_args,
+    positive_float_arg,
+    read_input,
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "threshold", help="the completion threshold a(n) (OEIS A374013), with evidence",
+        description="The largest a(n) such that every placement of a(n) or fewer non-attacking queens on "
+                    "the N x N board extends to a solution: every class of k-sets for k <= a(n) covered by "
+                    "a verified witness, and a set of a(n) + 1 queens with a checked certificate that it "
+                    "has none. --json prints the whole evidence, which 'nqcsp check-threshold' re-checks. "
+                    "Exit 0 done, 3 when a class stayed undecided, 130 on Ctrl-C (resume with the same "
+                    "--checkpoint).")
+    parser.add_argument("n", type=board_size_arg, metavar="N")
+    parser.add_argument("--json", action="store_true", help="print the evidence document as JSON")
+    parser.add_argument("--evidence", metavar="FILE", help="also write the evidence document to FILE")
+    parser.add_argument("--checkpoint", metavar="DIR",
+                        help="keep each level's finished tasks in DIR (n{N}-k{K}.jsonl) and resume from them")
+    parser.add_argument("--search-first", type=positive_float_arg, default=0.0, metavar="S",
+                        help="search S seconds for a blocked set before each level's sweep (k >= 2); one "
+                             "found ends the run there (for large boards)")
+    add_executor_arguments(parser)
+    parser.add_argument("--seed", type=int, default=0, metavar="K")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.set_defaults(run=run)
+
+    check = sub.add_parser(
+        "check-threshold", help="re-check saved threshold evidence",
+        description="Re-check an evidence document of 'nqcsp threshold --json' without the search: the "
+                    "blocked set's certificate (its proof checked again), every witness verified as a "
+                    "solution, and every level's coverage recomputed independently. Exit 0 valid, 1 not, "
+                    "2 bad input.")
+    check.add_argument("file", metavar="FILE", help="evidence JSON ('-' for stdin)")
+    check.add_argument("--time-limit", type=positive_float_arg, metavar="S",
+                       help="seconds for checking the certificate")
+    check.set_defaults(run=run_check)
+
+
+def run(args: argparse.Namespace) -> int:
+    from nqcsp.cli.progress import SweepBar
+    from nqcsp.queen_sets import load_queen_set_kernels
+    from nqcsp.threshold import UndecidedError, completion_threshold
+
+    if args.n < 4:
+        raise UsageError(f"N must be at least 4 (OEIS A374013 starts at n = 4), got {args.n}")
+    bar = SweepBar(not args.no_progress)
+    try:
+        with executor_from_args(args, warm=load_queen_set_kernels) as executor:
+            found = completion_threshold(args.n, executor=executor, seed=args.seed,
+                                         checkpoint_dir=args.checkpoint, search_first=args.search_first,
+                                         progress=bar.update)
+    except KeyboardInterrupt:
+        bar.close()
+        kept = f"; rerun with --checkpoint {args.checkpoint} to resume" if args.checkpoint else ""
+        sys.stderr.write(f"nqcsp: interrupted{kept}\n")
+        return EXIT_INTERRUPTED
+    except UndecidedError as exc:
+        bar.close()
+        sys.stderr.write(f"nqcsp: unknown: {exc}\n")
+        return EXIT_UNKNOWN
+    bar.close()
+    document = found.to_json()
+    if args.evidence:
+        try:
+            with open(args.evidence, "w", encoding="utf-8") as handle:
+                json.dump(document, handle)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.evidence!r}: {exc.strerror}") from None
+    if args.json:
+        json.dump(document, sys.stdout)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        return EXIT_OK
+    queens = " ".join(f"{r},{c}" for r, c in found.blocked)
+    print(f"a({found.n}) = {found.value}")
+    print(f"blocked: {len(found.blocked)} queens {queens}: {found.certificate.summary()}")
+    print(f"{'k':>3} {'classes':>10} {'sets':>12} {'witnessed':>10} {'searched':>9} {'seconds':>8}")
+    for level in found.levels:
+        print(f"{level.k:>3} {level.classes:>10} {level.ksets:>12} {level.covered:>10} {level.searched:>9} "
+              f"{level.seconds:>8.2f}")
+    stop = found.blocked_level
+    how = (f"after {stop.get('tasks_done')} of {stop.get('tasks')} tasks of the sweep"
+           if stop.get("found_by") == "sweep" else f"found by the search, {stop.get('search_seconds')} s")
+    print(f"{stop.get('k')} queens: the first blocked class {how}, "
+          f"{stop.get('classes_decided_before_stop')} classes decided; {len(found.witnesses)} witnesses; "
+          f"{found.seconds:.2f} s")
+    sys.stdout.flush()
+    return EXIT_OK
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from nqcsp.threshold import check_threshold
+
+    text = read_input(args.file)
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{args.file!r} is not JSON: {exc}") from None
+    report = check_threshold(document, time_limit=args.time_limit)
+    for line in report.lines:
+        print(line)
+    verdict = "valid" if report.ok else "INVALID"
+    print(f"{verdict}: a({document.get('n')}) = {document.get('value')}")
+    sys.stdout.flush()
+    return EXIT_OK if report.ok else EXIT_NO
