@@ -1,5 +1,3 @@
-import sys
+from nqcsp.cli import run
 
-from nqcsp.cli import main
-
-sys.exit(main())
+run()

@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import binding, ir
-from numba import njit
-from numba.core import cgutils, types
-from numba.extending import intrinsic
+
+from nqcsp._jit import cgutils, intrinsic, njit, types
 
 # Indices into the int64 state array.
 PHASE = 0
