@@ -171,5 +171,5 @@ def test_loading_a_kernel_leaves_scipy_linalg_alone_and_importable():
     scipy, and scipy.linalg still imports afterwards for whoever needs it."""
     code = ("import sys, nqcsp; assert nqcsp.count(8) == 92; print('scipy.linalg' in sys.modules); "
             "import scipy.linalg; print(scipy.linalg.det([[2.0]]))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["False", "2.0"]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "2.0"]
