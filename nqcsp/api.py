@@ -15,7 +15,8 @@ from nqcsp.solvers import options_for
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
 from nqcsp.verifier import find_violation
 
-# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen), with margin.
+# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen; 2 bytes past
+# 2**28 queens), with margin.
 VERIFY_S_PER_QUEEN = 2.5e-8
 VERIFY_BYTES_PER_QUEEN = 6
 # A Problem whose n exceeds this is refused outright: no array of that many queens can be indexed.

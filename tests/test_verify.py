@@ -76,3 +76,22 @@ def test_verify_works_chunked_across_boundaries(monkeypatch):
     assert verify(101, cols)
     cols[3], cols[90] = cols[90], cols[3]
     assert verify(101, cols) == naive_is_solution(101, cols)
+
+
+@pytest.mark.parametrize("fused_max_n", [0, 10**9])
+def test_each_family_is_checked_in_separate_passes_as_in_one(monkeypatch, fused_max_n):
+    """Big boards mark one family of lines per pass (less memory); both ways find every kind of attack."""
+    import nqcsp.verifier as v
+
+    monkeypatch.setattr(v, "_CHUNK", 7)
+    monkeypatch.setattr(v, "_FUSED_MAX_N", fused_max_n)
+    n = 53
+    good = closed_form(n).tolist()
+    assert verify(n, good)
+    same_column = good.copy()
+    same_column[10] = same_column[20]
+    anti = list(range(n))[::-1]   # every queen on one anti-diagonal only
+    diagonal = list(range(n))     # every queen on one diagonal only
+    for cols, kind in ((same_column, "column"), (anti, "anti-diagonal"), (diagonal, "a diagonal")):
+        assert not naive_is_solution(n, cols)
+        assert kind in find_violation(n, cols)
