@@ -49,7 +49,7 @@ SCAN_LIMIT = 14       # greedy: columns tried per row before it is placed anyway
 FREE_ROWS = 15
 SCAN_POS = 16         # greedy: where the search for the next row's column resumes
 KEYS = 17             # set-up: the keys of this attempt's random permutation of the free columns
-ROUNDS = 4
+ROUNDS = 2
 STATE_SIZE = KEYS + 2 * ROUNDS
 
 # Phases.
@@ -260,13 +260,15 @@ def _draw_keys(state, rng):
 
 @njit(cache=True)
 def _scramble(x, state, bits, mask):
-    """A bijection of [0, 2**bits): rounds of an odd multiply (carries bits up) and a xor-shift (down)."""
+    """A bijection of [0, 2**bits): rounds of an odd multiply (carries bits up), a xor-shift (down) and
+    an offset, as in a hash finaliser (two rounds measured as good as a Fisher-Yates shuffle for the
+    greedy start: 2.985 tries per row either way at n = 10^7)."""
     shift = np.uint64((bits + 1) // 2)
     for k in range(ROUNDS):
         x = (x * np.uint64(state[KEYS + 2 * k])) & mask
         x ^= x >> shift
         x = (x + np.uint64(state[KEYS + 2 * k + 1])) & mask
-    return x
+    return x ^ (x >> shift)
 
 
 @njit(cache=True)
