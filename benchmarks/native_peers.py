@@ -125,7 +125,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not pairs:
         parser.error("give at least one peer (--qs4-peer N=PATH or --count-peer PATH)")
     load = os.getloadavg()[0]
-    table = compare(pairs, args.repeat)
+    try:
+        table = compare(pairs, args.repeat)
+    except (OSError, RuntimeError) as exc:
+        print(f"python -m benchmarks peers: {exc}", file=sys.stderr)
+        return 1
     print(f"CPU seconds of whole processes (user + sys), alternated, best and median of {args.repeat}; "
           f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
     print(f"{'':<14} {'peer best':>9} {'median':>7} {'nqcsp best':>10} {'median':>7} {'ratio best':>10} "
