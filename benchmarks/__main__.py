@@ -8,6 +8,6 @@ if __package__ in (None, ""):
     # Run as a script: make the checkout importable so `benchmarks` and `nqcsp` resolve to it.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.cli import main  # noqa: E402
+from benchmarks.cli import main
 
 sys.exit(main())

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.runner import read_results
+from nqcsp.solvers.base import STAGE
 
 DECIDED = ("SAT", "UNSAT", "DONE")
 Record = dict[str, Any]
@@ -154,7 +155,7 @@ def limits_table(records: list[Record]) -> str:
     for config, runs in sorted(by_config.items()):
         worst = max(runs, key=lambda r: r["overshoot_s"])
         where = f"{worst['instance']} @ {worst['timeout']:g} s: {worst['status']}"
-        stage = (worst.get("stats") or {}).get("stage")
+        stage = (worst.get("stats") or {}).get(STAGE)
         if stage:
             where += f" ({stage})"
         lines.append(f"| {config} | {len(runs)} | {sum(r['kept_limit'] for r in runs)} | "

@@ -17,17 +17,7 @@ from pathlib import Path
 from benchmarks.peers import SHIFTQUEENS_ENV
 from benchmarks.runner import DEFAULT_OUT, PUBLISHED_DIR, run_suite
 from benchmarks.suites import SUITES
-from nqcsp.parallel import add_executor_arguments, executor_from_args
-
-
-def positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
+from nqcsp.cli.common import add_executor_arguments, executor_from_args, positive_float_arg
 
 
 def parser() -> argparse.ArgumentParser:
@@ -41,7 +31,7 @@ def parser() -> argparse.ArgumentParser:
     where.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                        help=f"results directory (default ./{DEFAULT_OUT})")
     where.add_argument("--publish", action="store_true", help=f"write into {PUBLISHED_DIR}")
-    run.add_argument("--timeout", type=positive, help="seconds per run (default: the suite's)")
+    run.add_argument("--timeout", type=positive_float_arg, help="seconds per run (default: the suite's)")
     run.add_argument("--max-n", type=int, help="leave out boards larger than this")
     run.add_argument("--solvers", help="comma-separated solver names or configuration labels to run")
     run.add_argument("--seeds", type=int, help="run solver seeds 0..K-1 (default: the suite's)")
@@ -49,7 +39,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--shiftqueens", action="append", type=Path, metavar="PATH",
                      help=f"a shiftqueens binary (CSPLib prob079), repeatable, tried in order; "
                           f"default ${SHIFTQUEENS_ENV}")
-    run.add_argument("--warmup-timeout", type=positive, default=600.0, help="seconds for the untimed warm-up")
+    run.add_argument("--warmup-timeout", type=positive_float_arg, default=600.0,
+                     help="seconds for the untimed warm-up")
     run.add_argument("--keep-queens", type=int, default=200, metavar="N",
                      help="record the solution itself for boards up to N (default 200)")
     run.add_argument("--resume", action="store_true", help="skip runs already in the results file")
@@ -117,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.shiftqueens:
         # The worker processes inherit it: that is how the peer learns the binaries.
         os.environ[SHIFTQUEENS_ENV] = os.pathsep.join(str(p.resolve()) for p in args.shiftqueens)
+    if args.publish and not (PUBLISHED_DIR.parent.parent / "pyproject.toml").is_file():
+        print(f"error: --publish writes the tables of a checkout, and {PUBLISHED_DIR} is not in one",
+              file=sys.stderr)
+        return 2
     out = (PUBLISHED_DIR if args.publish else args.out) / f"{args.suite}.jsonl"
     parallel = args.parallel or args.scheduler is not None or args.dask
     with executor_from_args(args) if parallel else contextlib.nullcontext() as executor:

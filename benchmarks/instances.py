@@ -14,6 +14,9 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
+from nqcsp.construction import closed_form
 from nqcsp.symmetry import orbit
 
 Instance = dict[str, Any]
@@ -162,12 +165,21 @@ def first_row(sizes: list[int]) -> Iterator[Instance]:
 
 
 def limits(sizes: list[int], completions: list[tuple[int, int]], seed: int = 1,
-           blocked: tuple[int, Cell] | None = (6, (0, 0))) -> Iterator[Instance]:
+           blocked: tuple[int, Cell] | None = (6, (0, 0)), many_queens: list[tuple[int, int]] = (),
+           columns_written: list[int] = ()) -> Iterator[Instance]:
     """Boards for the time-limit promise: one queen at (n // 2, n // 3) on big boards, completions with few
-    free rows (where building, proving and checking cost the most), and a small unsolvable board on which
-    local search can only run until its limit."""
+    free rows (where building, proving and checking cost the most), a small unsolvable board on which
+    local search can only run until its limit, (n, m): m mandatory queens taken from a solution of n
+    (validating and checking them is part of the call), and boards whose columns are written by
+    ``nqcsp solve --format columns`` (the task ``write-columns``: writing is a stage of the limit)."""
     for n in sizes:
         yield make_instance("limits-big", n, [(n // 2, n // 3)])
+    for n, m in many_queens:
+        rows = np.sort(np.random.default_rng(seed).choice(n, m, replace=False))
+        queens = np.column_stack((rows, closed_form(n)[rows]))
+        yield make_instance("limits-many-queens", n, queens.tolist(), tag=f"seed={seed}")
+    for n in columns_written:
+        yield make_instance("limits-columns-written", n, [], task="write-columns")
     for n, m in completions:
         queens, generator = random_completion(n, m, seed)
         yield make_instance(f"limits-completion-{n}-{m}", n, queens, tag=f"seed={seed}", generator=generator,

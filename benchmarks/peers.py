@@ -1,5 +1,5 @@
-"""External peers run on the same instances: CaDiCaL on DIMACS, the paper's shiftqueens, and (until the
-registry sees binaries) MiniZinc through nqcsp's own ``minizinc`` backend.
+"""External peers run on the same instances: CaDiCaL on DIMACS and the paper's shiftqueens. (MiniZinc is
+nqcsp's own ``minizinc`` backend, run like every other backend.)
 
 They are complete solvers outside nqcsp, so their answers are checked like everyone else's: a SAT answer by
 ``nqcsp.verify`` in the worker, an UNSAT answer by agreement with the other complete solvers in the
@@ -60,46 +60,6 @@ def _first_line(command: list[str]) -> str | None:
 
 def _unknown(stats: dict[str, Any], reason: str) -> dict[str, Any]:
     return {"status": "UNKNOWN", "stats": {**stats, "reason": reason}}
-
-
-# ---------------------------------------------------------------- MiniZinc, through nqcsp's backend
-
-def minizinc_available() -> tuple[bool, str]:
-    import nqcsp.solvers
-
-    if nqcsp.solvers.is_installed("minizinc"):
-        return False, "MiniZinc runs as the registered backend `minizinc`"
-    if shutil.which("minizinc") is None:
-        return False, "minizinc is not installed (Debian package `minizinc`)"
-    return True, ""
-
-
-def minizinc_version() -> str | None:
-    return _first_line(["minizinc", "--version"])
-
-
-def solve_minizinc(n: int, queens: list[Cell], time_limit: float | None, seed: int | None) -> dict[str, Any]:
-    """nqcsp's ``minizinc`` backend called directly: the registry does not yet count a binary on PATH as
-    installed, so ``nqcsp.solve(solver="minizinc")`` refuses it; the answer is checked the same way."""
-    from nqcsp.contract import enforce
-    from nqcsp.limits import Limits, Unfinished
-    from nqcsp.problem import Problem
-    from nqcsp.solvers.minizinc import MiniZincSolver
-
-    problem = Problem(n, queens)
-    limits = Limits.start(time_limit)
-    try:
-        result = enforce("minizinc", problem, MiniZincSolver().solve(problem, limits=limits, seed=seed),
-                         limits)
-    except Unfinished as exc:
-        return _unknown({}, exc.reason)
-    out: dict[str, Any] = {"status": result.status.value, "stats": result.stats, "answered_by": "minizinc"}
-    if result.columns is not None:
-        out["queens"] = result.columns.tolist()
-    if result.certificate is not None:
-        certificate = result.certificate
-        out["certificate"] = {"kind": certificate.kind, "checked_by": list(certificate.checked_by)}
-    return out
 
 
 # ---------------------------------------------------------------- CaDiCaL on DIMACS
@@ -217,7 +177,6 @@ def solve_shiftqueens(n: int, queens: list[Cell], time_limit: float | None,
 
 
 PEERS = {
-    "minizinc-gecode": (minizinc_available, minizinc_version, solve_minizinc),
     "cadical": (cadical_available, cadical_version, solve_cadical),
     "shiftqueens": (shiftqueens_available, shiftqueens_version, solve_shiftqueens),
 }

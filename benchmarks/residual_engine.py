@@ -17,6 +17,7 @@ import statistics
 import time
 
 from nqcsp import random_completion, solve
+from nqcsp.solvers.base import NODES
 
 # (n, m, target) per family; free rows = n - m.
 FAMILIES = [
@@ -40,7 +41,7 @@ def run_family(n: int, m: int, seeds: range, time_limit: float, solver: str) -> 
         unsat += status == "UNSAT"
         unknown += status == "UNKNOWN"
         trivial += result.solver == "trivial"   # an empty free line: answered before any search
-        nodes.append(int(result.stats.get("nodes", 0)))
+        nodes.append(int(result.stats.get(NODES, 0)))
     return {"n": n, "m": m, "free": n - m, "instances": len(times), "sat": sat, "unsat": unsat,
             "unknown": unknown, "trivial": trivial, "median_s": statistics.median(times), "max_s": max(times),
             "median_nodes": int(statistics.median(nodes)), "max_nodes": max(nodes)}
@@ -77,7 +78,7 @@ def main() -> None:
             result = solve(n, queens, solver=args.solver, time_limit=args.time_limit)
             wall = time.perf_counter() - started
             print(f"random_completion({n}, {m}, {seed}): {result.status} by {result.solver} in {wall:.3f} s, "
-                  f"{result.stats.get('nodes')} nodes ({target})", flush=True)
+                  f"{result.stats.get(NODES)} nodes ({target})", flush=True)
     # Random completions of a 10^4-board with 50 free rows almost always leave an empty line; a solution
     # with 50 random rows cleared is always completable and needs the search.
     rng = random.Random(0)
@@ -89,7 +90,7 @@ def main() -> None:
         result = solve(10_000, queens, solver=args.solver, time_limit=args.time_limit)
         wall = time.perf_counter() - started
         print(f"10^4 board, 50 random rows of a solution cleared (#{attempt}): {result.status} by "
-              f"{result.solver} in {wall:.3f} s, {result.stats.get('nodes')} nodes (<= 5 s)", flush=True)
+              f"{result.solver} in {wall:.3f} s, {result.stats.get(NODES)} nodes (<= 5 s)", flush=True)
 
     print()
     print(f"time limit {args.time_limit} s per instance; wall time of nqcsp.solve(solver={args.solver!r}), "

@@ -35,7 +35,7 @@ from benchmarks import instances as inst
 from benchmarks.peers import PEERS
 from benchmarks.worker import TASKS
 
-# The directory holding the ``benchmarks`` package: a checkout's root, or site-packages when installed.
+# The checkout's root: benchmarks/ is not installed with nqcsp, it runs from a checkout.
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED_DIR = Path(__file__).resolve().parent / "results"
 DEFAULT_OUT = Path("bench-results")
@@ -51,6 +51,8 @@ class Config:
     label: str = ""
     max_n: int | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    # Time limits of its own, instead of the suite's (``--timeout`` still overrides both).
+    time_limits: tuple[float, ...] = ()
 
     @property
     def name(self) -> str:
@@ -79,11 +81,13 @@ def as_config(entry: Any) -> Config:
     if isinstance(entry, str):
         return Config(entry)
     if isinstance(entry, dict):
-        unknown = set(entry) - {"solver", "options", "label", "max_n", "params"}
+        unknown = set(entry) - {"solver", "options", "label", "max_n", "params", "time_limits"}
         if unknown or "solver" not in entry:
-            raise ValueError(f"a configuration dict has solver, options, label, max_n, params; got {entry!r}")
+            raise ValueError(f"a configuration dict has solver, options, label, max_n, params, time_limits; "
+                             f"got {entry!r}")
         return Config(entry["solver"], dict(entry.get("options") or {}), entry.get("label", ""),
-                      entry.get("max_n"), dict(entry.get("params") or {}))
+                      entry.get("max_n"), dict(entry.get("params") or {}),
+                      tuple(float(t) for t in entry.get("time_limits", ())))
     if isinstance(entry, (tuple, list)) and 1 <= len(entry) <= 3:
         return Config(entry[0], dict(entry[1]) if len(entry) > 1 else {}, entry[2] if len(entry) > 2 else "")
     raise ValueError(f"a configuration is a solver name or (name, options[, label]), got {entry!r}")
@@ -269,8 +273,9 @@ def build_jobs(suite: dict[str, Any], *, timeout: float | None = None, max_n: in
             made = inst.generate(suite["family"], params)
             generated[key] = sorted(made, key=lambda i: (i["family"], i["n"]))
         ceiling = min(x for x in (max_n, config.max_n, float("inf")) if x is not None)
+        own = limits if timeout is not None or not config.time_limits else list(config.time_limits)
         jobs += [Job(config, instance, seed, limit) for instance in generated[key] if instance["n"] <= ceiling
-                 for seed in (seeds if seeds is not None else suite.get("seeds", [0])) for limit in limits]
+                 for seed in (seeds if seeds is not None else suite.get("seeds", [0])) for limit in own]
     return jobs, notes
 
 
@@ -378,7 +383,8 @@ class _NoBar:
 
 
 def _progress(total: int, name: str, enabled: bool) -> Any:
-    if not enabled:
+    # A bar redrawn into a log file or a pipe is noise: only a terminal gets one.
+    if not enabled or not sys.stderr.isatty():
         return _NoBar()
     from tqdm import tqdm
 

@@ -11,7 +11,7 @@ A suite is a dict:
   not registered or not installed is skipped with a note;
 - ``seeds``: solver seeds, one run per seed;
 - ``timeout``: seconds per run, given to the solver as its ``time_limit`` (``--timeout`` overrides), or
-  ``time_limits``: several, one run per limit;
+  ``time_limits``: several, one run per limit (a configuration dict may have ``time_limits`` of its own);
 - ``stop_after_timeout``: once a configuration runs out of time on a board, skip its larger boards;
 - ``complete_only``: run only solvers that can prove UNSAT.
 
@@ -162,11 +162,19 @@ SUITES: dict[str, dict[str, Any]] = {
         "complete_only": True,
     },
     "limits": {
-        "description": "the time-limit promise: every backend, big boards and few-free-row completions, "
-                       "limits 0.5 and 2 s, overshoot per run",
+        "description": "the time-limit promise: every backend, big boards, few-free-row completions and "
+                       "10^6 mandatory queens; sat's pairwise formula at n = 4000; writing 10^8 columns "
+                       "on the command line; limits 0.5 and 2 s, overshoot per run",
         "family": "limits",
-        "params": {"sizes": [10**3, 10**4, 10**6], "completions": [(300, 260), (1000, 927)]},
-        "configs": [*BACKENDS, "auto"],
+        "params": {"sizes": [10**3, 10**4, 10**6], "completions": [(300, 260), (1000, 927)],
+                   "many_queens": [(10**6, 999_000)]},
+        "configs": [*BACKENDS, "auto",
+                    {"solver": "sat", "options": {"encoding": "pairwise"}, "label": "sat/pairwise",
+                     "params": {"sizes": [4000], "completions": [], "blocked": None, "many_queens": []}},
+                    # Writing 10^8 columns can only fit a limit that leaves the solve its 3 s.
+                    {"solver": "write-columns", "params": {"sizes": [], "completions": [], "blocked": None,
+                                                           "many_queens": [], "columns_written": [10**8]},
+                     "time_limits": [0.5, 2.0, 8.0]}],
         "seeds": [0],
         "time_limits": [0.5, 2.0],
     },

@@ -5,7 +5,8 @@ Protocol (the runner's side is in runner.py):
    not timed; then print ``READY {"warmup_s": ...}``;
 2. the timed run: one solve of the job's instance through ``nqcsp.solve`` (the public path, which itself
    verifies every SAT answer), or through an external peer; or a task: ``count`` (``nqcsp.count``),
-   ``solutions`` (every solution, ``nqcsp.solutions``) or a ``batch`` of boards solved in one process;
+   ``solutions`` (every solution, ``nqcsp.solutions``), ``write-columns`` (``nqcsp solve N --format
+   columns`` to /dev/null, the command line's whole call) or a ``batch`` of boards solved in one process;
 3. independent evaluation after the timer stops: ``nqcsp.verify`` on the answer, peak RSS; then print
    ``RESULT {...}``.
 The runner measures its wall-clock deadline from READY and kills the process group when it passes.
@@ -35,13 +36,13 @@ WARMUP_UNSAT = (4, [(0, 0)])
 # Every backend auto may run, from the registry: each is loaded in the warm-up.
 AUTO_STAGES = tuple(spec.name for spec in nqcsp.solvers.specs())
 # Tasks that are not a solve of one board (benchmarks/runner.py knows them too).
-TASKS = ("count", "solutions")
+TASKS = ("count", "solutions", "write-columns")
 
 
 def nqcsp_solver(name: str, options: dict[str, Any]) -> SolveFn:
     def solve(n: int, queens: list[Cell], time_limit: float | None, seed: int | None) -> dict[str, Any]:
         result = nqcsp.solve(n, queens, solver=name, time_limit=time_limit, seed=seed, **options)
-        out: dict[str, Any] = {"status": result.status.value, "stats": result.stats,
+        out: dict[str, Any] = {"status": result.status.value, "stats": dict(result.stats),
                                "answered_by": result.solver}
         if result.columns is not None:
             out["queens"] = result.columns
@@ -93,6 +94,9 @@ def warm_up(name: str, options: dict[str, Any], solve: SolveFn | None) -> None:
     if name == "solutions":
         list(nqcsp.solutions(8))
         return
+    if name == "write-columns":
+        write_columns(1 << 17, 10.0)  # loads the construction and the columns-text kernel
+        return
     assert solve is not None
     warmups = [WARMUP_SAT] + ([WARMUP_UNSAT] if is_complete(name) else [])
     for wn, wq in warmups:
@@ -107,6 +111,26 @@ def warm_up(name: str, options: dict[str, Any], solve: SolveFn | None) -> None:
                     nqcsp.solve(wn, wq, solver=backend, time_limit=10.0, seed=0)
 
 
+def write_columns(n: int, time_limit: float | None) -> tuple[int, float]:
+    """Exit code and wall seconds of ``nqcsp solve N --format columns`` writing to /dev/null."""
+    import io
+    import os
+
+    from nqcsp.cli import main
+
+    args = ["solve", str(n), "--format", "columns"]
+    if time_limit is not None:
+        args += ["--time-limit", str(time_limit)]
+    with open(os.devnull, "wb") as sink:
+        out = io.TextIOWrapper(sink, encoding="ascii")
+        started = time.perf_counter()
+        with contextlib.redirect_stdout(out):
+            code = main(args)
+        wall_s = time.perf_counter() - started
+        out.detach()
+    return code, wall_s
+
+
 def run_task(name: str, options: dict[str, Any], instance: dict[str, Any],
              solve: SolveFn | None, job: dict[str, Any]) -> dict[str, Any]:
     """A counting, enumerating or batch task, timed; its answer checked against the instance's reference
@@ -114,7 +138,7 @@ def run_task(name: str, options: dict[str, Any], instance: dict[str, Any],
     n, queens = instance["n"], [tuple(cell) for cell in instance["queens"]]
     task = instance.get("task") or "solve"
     if task == "solve" and name in TASKS:
-        task = "count" if name == "count" else "enumerate"
+        task = {"count": "count", "solutions": "enumerate"}.get(name, name)
     started = time.perf_counter()
     if task in ("count", "enumerate"):
         expected = instance.get("expected_count")
@@ -130,6 +154,12 @@ def run_task(name: str, options: dict[str, Any], instance: dict[str, Any],
         # No reference count for this board: the figure is reported, its correctness unknown.
         return {"status": "DONE", "wall_s": wall_s, "value": value,
                 "verified": None if expected is None else ok, "answered_by": name}
+    if task == "write-columns":
+        # The command line's whole call, writing included: `nqcsp solve N --format columns --time-limit T`.
+        code, wall_s = write_columns(n, job.get("timeout"))
+        status = {0: "SAT", 3: "UNKNOWN"}.get(code, f"EXIT-{code}")
+        # nqcsp.solve verified a SAT answer before it was written; the text itself is not read back.
+        return {"status": status, "wall_s": wall_s, "value": code, "verified": None, "answered_by": name}
     if task == "batch":
         assert solve is not None
         statuses: dict[str, int] = {}
@@ -200,7 +230,7 @@ def main() -> int:
     except nqcsp.InternalSolverError as exc:
         # A broken contract (say an unverifiable SAT answer) is a finding, recorded as such.
         record = {"status": "WRONG", "error": str(exc)[:1000]}
-    except Exception as exc:  # noqa: BLE001 - any failure of a run is recorded, never fatal to the suite
+    except Exception as exc:
         record = {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"[:1000],
                   "traceback": traceback.format_exc()[-2000:]}
     emit("RESULT", record)

@@ -35,9 +35,5 @@ __all__ = [
     "solve_n_queens",
     "verify",
 ]
-try:
-    from importlib.metadata import version as _version
-
-    __version__ = _version("nqcsp")
-except Exception:  # noqa: BLE001 - running from a source tree that was never installed
-    __version__ = "0.2.0"
+# The one place the version is written: pyproject.toml reads it from here (dynamic = ["version"]).
+__version__ = "0.2.0"

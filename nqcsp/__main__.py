@@ -1,3 +1,3 @@
-from nqcsp.cli import run
+from nqcsp.cli import entry
 
-run()
+entry()

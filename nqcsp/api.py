@@ -9,18 +9,22 @@ from nqcsp.certify import attack_certificate, empty_line_certificate, recheck
 from nqcsp.contract import run_backend, unfinished_result
 from nqcsp.limits import Limits, Unfinished
 from nqcsp.problem import Problem, as_int, as_problem
-from nqcsp.residual import residual_within
-from nqcsp.result import InternalSolverError, Result, Status, columns_array
-from nqcsp.solvers import options_for
+from nqcsp.residual import need_residual_memory, residual_of
+from nqcsp.result import InputError, InternalSolverError, MissingDependency, Result, Status, columns_array
+from nqcsp.solvers import options_for, require_installed
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
 from nqcsp.verifier import find_violation
 
 # The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen; 2 bytes past
-# 2**28 queens), with margin.
+# 2**28 queens), with margin, and its chunk buffers (int64 rows, columns and line indices of 2^20 queens).
 VERIFY_S_PER_QUEEN = 2.5e-8
 VERIFY_BYTES_PER_QUEEN = 6
+VERIFY_CHUNK_BYTES = 5 * 8 << 20
 # A Problem whose n exceeds this is refused outright: no array of that many queens can be indexed.
 MAX_N = 2**62
+# The `solver` of an answer the pre-check gave before any backend ran (attacking queens, an empty free
+# line, n = 0, every row taken), whichever solver was asked for.
+TRIVIAL = "trivial"
 
 
 def indexable_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
@@ -39,25 +43,35 @@ def as_seed(seed: object) -> int | None:
     return value
 
 
+def residual_fits(problem: Problem, limits: Limits) -> bool:
+    """Whether the dense residual board fits the memory budget. The empty-line pre-check is only a
+    shortcut: without room for the residual, local search on the full board still can answer."""
+    try:
+        need_residual_memory(problem, limits)
+    except Unfinished:
+        return False
+    return True
+
+
 def trivial_answer(problem: Problem, limits: Limits) -> Result | None:
     """Answers that need no search: attacking mandatory queens, the empty board, a complete placement,
     and a free row or column that the mandatory queens leave without a cell."""
     certificate = attack_certificate(problem)
     if certificate is None and problem.n > 0:
-        free = problem.n - len(problem.queens)
+        free = problem.n - len(problem.queen_array)
         # Each mandatory queen attacks at most two free cells of another row (its column is not free):
         # a free line can be empty only when 2 * queens >= free lines.
         if free == 0:
-            return Result(problem, Status.SAT, "trivial", columns=columns_array(
-                [col for _, col in sorted(problem.queens)], problem.n))
-        if 2 * len(problem.queens) >= free:
-            line = residual_within(problem, limits).empty_line()
+            return Result(problem, Status.SAT, TRIVIAL, columns=columns_array(
+                problem.queen_array[:, 1], problem.n))
+        if 2 * len(problem.queen_array) >= free and residual_fits(problem, limits):
+            line = residual_of(problem).empty_line()
             if line is not None:
                 certificate = empty_line_certificate(line)
     if certificate is not None:
-        return Result(problem, Status.UNSAT, "trivial", certificate=recheck(problem, certificate, limits))
+        return Result(problem, Status.UNSAT, TRIVIAL, certificate=recheck(problem, certificate, limits))
     if problem.n == 0:
-        return Result(problem, Status.SAT, "trivial", columns=columns_array([], 0))
+        return Result(problem, Status.SAT, TRIVIAL, columns=columns_array([], 0))
     return None
 
 
@@ -67,15 +81,18 @@ def verified(result: Result, limits: Limits) -> Result:
         return result
     problem = result.problem
     n = problem.n
-    limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n, f"checking {n} queens")
+    if result.columns is None:
+        raise InternalSolverError(f"solver {result.solver!r} answered SAT for {problem} without a solution")
+    # The columns stay alive while they are checked: the call's peak is theirs plus the verifier's marks.
+    limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n + VERIFY_CHUNK_BYTES + result.columns.nbytes,
+                       f"checking {n} queens")
     limits.need_time("verify", VERIFY_S_PER_QUEEN * n)
     started = time.perf_counter()
-    violation = find_violation(n, result.columns, problem.queens)
+    violation = find_violation(n, result.columns, problem.queen_array)
     if violation is not None:
         raise InternalSolverError(f"solver {result.solver!r} returned an invalid solution for {problem}: "
                                   f"{violation}")
-    result.stats[VERIFY_S] = time.perf_counter() - started
-    return result
+    return result.with_stats({VERIFY_S: time.perf_counter() - started})
 
 
 def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "auto",
@@ -87,6 +104,11 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
     when a second method confirmed it. ``solver="auto"`` is the guaranteed path: SAT or a checked UNSAT,
     and UNKNOWN only when ``time_limit`` or ``memory_limit`` (bytes; default: the memory available now)
     does not allow an answer, with ``stats["reason"]`` naming the stage and the figure.
+
+    Bad input raises ValueError or TypeError (a named solver that is not installed: MissingDependency, an
+    ImportError) before any work. Once the input is accepted, any other exception is a bug in nqcsp or a
+    backend and raises InternalSolverError, never ValueError: only ``InputError`` (bad input that a backend
+    can only see while it runs) passes through as the ValueError it is.
     """
     started = time.perf_counter()
     limits = Limits.start(time_limit, memory_limit)
@@ -96,6 +118,7 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
         resolve_options("auto", (), options)
     else:
         options = options_for(solver, options)
+        require_installed(solver)
     try:
         result = trivial_answer(problem, limits)
         if result is None:
@@ -108,8 +131,14 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
         result = verified(result, limits)
     except Unfinished as exc:
         result = unfinished_result(problem, solver, exc)
-    result.stats[WALL_S] = time.perf_counter() - started
-    return result
+    except (InputError, InternalSolverError, MissingDependency, MemoryError):
+        raise
+    except Exception as exc:
+        # The input was accepted above: whatever fails now (a certificate a backend built wrongly, a backend
+        # module that cannot be imported, ...) is a defect, and must not reach the caller as "bad input".
+        raise InternalSolverError(f"solving {problem} with {solver!r} failed: {type(exc).__name__}: {exc}") \
+            from exc
+    return result.with_stats({WALL_S: time.perf_counter() - started})
 
 
 def solve_n_queens(n: int, mandatory_coords: tuple[int, int]) -> str:

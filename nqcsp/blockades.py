@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,7 +125,8 @@ def canonical_codes(n: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     c = np.asarray(cols, dtype=np.int64)
     m = n - 1
     images = ((r, c), (c, r), (m - r, c), (r, m - c), (m - r, m - c), (c, m - r), (m - c, r), (m - c, m - r))
-    return np.minimum.reduce([a * n + b for a, b in images])
+    least: np.ndarray = np.minimum.reduce([a * n + b for a, b in images])
+    return least
 
 
 def class_codes(n: int) -> np.ndarray:
@@ -135,7 +136,8 @@ def class_codes(n: int) -> np.ndarray:
     keep = (cols >= rows) & (cols <= n - 1 - rows)
     rows, cols = rows[keep], cols[keep]
     codes = rows * n + cols
-    return codes[canonical_codes(n, rows, cols) == codes]
+    canonical: np.ndarray = codes[canonical_codes(n, rows, cols) == codes]
+    return canonical
 
 
 def class_count(n: int) -> int:
@@ -264,6 +266,8 @@ def summarise(out: BoardOutcome) -> BoardSweep:
     for index, status, _, _, cert in sorted(out.others):
         cell = divmod(int(out.codes[index]), n)
         if status == "UNSAT":
+            if cert is None:
+                raise InternalSolverError(f"n = {n}, cell {cell}: UNSAT without a certificate")
             by_kind[cert["kind"]] += 1
             board.blocked_classes.append(cell)
             blocked |= orbit(n, cell)
@@ -277,7 +281,7 @@ def summarise(out: BoardOutcome) -> BoardSweep:
 
 
 def iter_sweep(ns: Iterable[int], *, executor: Executor | None = None, jobs: int | None = None, seed: int = 0,
-               time_limit: float | None = None) -> Iterator[BoardSweep]:
+               time_limit: float | None = None) -> Generator[BoardSweep, None, None]:
     """Yield each board's sweep as soon as it is finished and checked (largest boards are started first).
 
     Without ``executor``, work estimated under half a second runs in this process (no pool to start: this

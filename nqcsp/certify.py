@@ -8,8 +8,11 @@ ignored). ``recheck`` runs the check that fits the kind, from the problem itself
 - ``drat``: a DRAT proof; only when the CNF in the evidence is exactly the problem's reference statement
   (``nqcsp.statement``, rebuilt here) is the proof checked, by dratify (native engine when installed),
   within the call's deadline and memory (``nqcsp.drat.recheck_drat``).
+- ``lrat``: an LRAT proof (the backtracker's search tree); the evidence CNF must be byte for byte the
+  reference statement rebuilt here, and the proof is checked in linear time by ``nqcsp.lrat``, after its
+  estimated time and memory were found to fit what is left of the call's limits.
 
-An unchecked certificate says why in ``details["unchecked"]``. ``certificate_json`` and
+An unchecked certificate says why in ``details["unchecked"]``. ``Certificate.to_json`` and
 ``write_certificate`` keep the evidence a user can take away: JSON holds each byte string's size and
 sha256, the files hold the bytes (``statement.cnf``, ``proof.drat``, ``certificate.json``).
 
@@ -19,16 +22,16 @@ portfolio's ``agreement`` of two complete backends that it ran itself can confir
 
 from __future__ import annotations
 
-import hashlib
 import json
 import pathlib
 import time
 from dataclasses import replace
 from typing import Any
 
-from nqcsp.limits import Limits
+from nqcsp.limits import Limits, OutOfTime
 from nqcsp.problem import Cell, Problem, find_attack
-from nqcsp.result import Certificate
+from nqcsp.result import Certificate, evidence_json
+from nqcsp.solvers.base import CHECK_S
 
 ATTACK_CHECKER = "attack-check"
 # The empty-line check walks the line in plain Python: about 0.3 us a cell, with margin.
@@ -75,7 +78,7 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
     why = f"a {certificate.kind!r} certificate is a claim nqcsp cannot re-check by itself"
     if certificate.kind == "attack":
         pair = certificate.details.get("queens")
-        cells: list[Cell] = [tuple(q) for q in pair] if isinstance(pair, list) else []  # type: ignore[misc]
+        cells: list[Cell] = [tuple(q) for q in pair] if isinstance(pair, list) else []
         if len(cells) == 2 and all(cell in problem.queens for cell in cells) and find_attack(cells):
             checked_by = (ATTACK_CHECKER,)
         why = "the named queens are not two attacking mandatory queens of the problem"
@@ -89,68 +92,83 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
         from nqcsp.drat import recheck_drat
 
         checked_by, why = recheck_drat(problem, certificate, limits)
+    elif certificate.kind == "lrat":
+        checked_by, why = _recheck_lrat(problem, certificate, limits)
     if not checked_by:
         return replace(claimed, details={**certificate.details, "unchecked": why})
-    details = {**certificate.details, "check_s": time.perf_counter() - started}
+    details = {**certificate.details, CHECK_S: time.perf_counter() - started}
     return replace(certificate, checked_by=checked_by, details=details)
+
+
+def _recheck_lrat(problem: Problem, certificate: Certificate, limits: Limits) -> tuple[tuple[str, ...], str]:
+    """Check an ``lrat`` certificate against the problem's own statement: the checker's name, or () and
+    why it is unchecked. OutOfTime/OutOfMemory("check") with the figures when the check cannot fit."""
+    from nqcsp import lrat
+    from nqcsp.cnf import REFERENCE_BYTES_PER_CLAUSE, REFERENCE_SECONDS_PER_CLAUSE, reference_size
+    from nqcsp.limits import format_bytes
+    from nqcsp.residual import residual_within
+    from nqcsp.statement import reference_cnf
+
+    cnf, proof = certificate.details.get("cnf"), certificate.details.get("proof")
+    if not isinstance(cnf, bytes) or not isinstance(proof, bytes):
+        return (), "the certificate does not hold its CNF and proof as bytes"
+    if problem.attack is not None:
+        return (), "the mandatory queens attack each other: an LRAT proof has no reference statement"
+    _, clauses = reference_size(residual_within(problem, limits, "check"))
+    size = f"{format_bytes(len(proof))} LRAT proof"
+    limits.need_memory("check", REFERENCE_BYTES_PER_CLAUSE * clauses
+                       + lrat.estimated_bytes(len(cnf), len(proof)), f"checking the {size}")
+    seconds = REFERENCE_SECONDS_PER_CLAUSE * clauses + lrat.estimated_seconds(len(cnf), len(proof))
+    remaining = limits.remaining()
+    if remaining is not None and seconds > remaining:
+        raise OutOfTime("check", f"the {size}'s check needs ~{seconds:.2g} s, {remaining:.2g} s left")
+    if reference_cnf(problem).dimacs() != cnf:
+        return (), f"the certificate's CNF is not the reference statement of {problem}"
+    verdict = lrat.check_lrat(cnf, proof)
+    if not verdict.ok:
+        return (), f"the LRAT proof was rejected: {verdict.reason}"
+    return (lrat.CHECKER,), ""
 
 
 # --- evidence a user can keep ----------------------------------------------------------------------------
 
-EVIDENCE_FILES = {"cnf": "statement.cnf", "proof": "proof.drat"}
+STATEMENT_FILE = "statement.cnf"
+PROOF_FILES = {"drat": "proof.drat", "lrat": "proof.lrat"}
 
 
-def evidence_json(value: Any) -> Any:
-    """JSON for certificate details: byte strings become their size and sha256 (the bytes themselves
-    stay in the ``Certificate`` and in the files of ``write_certificate``); nested values are kept."""
-    if isinstance(value, (bytes, bytearray)):
-        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
-    if isinstance(value, dict):
-        return {str(key): evidence_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [evidence_json(item) for item in value]
-    if isinstance(value, (str, int, float, bool, type(None))):
-        return value
-    return repr(value)
-
-
-def certificate_json(certificate: Certificate) -> dict[str, Any]:
-    """What ``Certificate.to_json`` should answer: kind, checkers, and the details with evidence hashed."""
-    return {"kind": certificate.kind, "checked_by": list(certificate.checked_by),
-            "details": evidence_json(certificate.details)}
-
-
-def _evidence(details: dict[str, Any]) -> dict[str, bytes]:
-    """The byte evidence of a certificate, looking inside an agreement's claims when it has none itself."""
+def _evidence(kind: str, details: dict[str, Any]) -> dict[str, bytes]:
+    """The byte evidence of a certificate of ``kind`` by file name, looking inside an agreement's claims
+    when it has none itself."""
     found = {}
-    for key in EVIDENCE_FILES:
+    for key, name in (("cnf", STATEMENT_FILE), ("proof", PROOF_FILES.get(kind, "proof.drat"))):
         value = details.get(key)
         if isinstance(value, str):
             value = value.encode("ascii")
         if isinstance(value, (bytes, bytearray)) and value:
-            found[key] = bytes(value)
+            found[name] = bytes(value)
     claims = details.get("claims")
     for claim in claims if isinstance(claims, list) and not found else []:
-        if isinstance(claim, dict) and (found := _evidence(claim)):
+        if isinstance(claim, dict) and (found := _evidence(str(claim.get("kind")), claim)):
             break
     return found
 
 
 def write_certificate(certificate: Certificate, directory: str | pathlib.Path) -> list[pathlib.Path]:
     """Write the certificate to ``directory`` (created if missing): ``certificate.json`` always, and its
-    ``statement.cnf`` and ``proof.drat`` when it holds them. ``nqcsp check-proof statement.cnf
-    proof.drat`` checks the pair again; the JSON's sha256 values name the exact bytes. Returns the paths."""
+    ``statement.cnf`` and proof (``proof.drat`` or ``proof.lrat``) when it holds them. ``nqcsp check-proof
+    statement.cnf proof.lrat`` checks the pair again; the JSON's sha256 values name the exact bytes.
+    Returns the paths."""
     folder = pathlib.Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for key, data in _evidence(certificate.details).items():
-        path = folder / EVIDENCE_FILES[key]
+    evidence = _evidence(certificate.kind, certificate.details)
+    for name, data in evidence.items():
+        path = folder / name
         path.write_bytes(data)
         written.append(path)
     path = folder / "certificate.json"
-    document = certificate_json(certificate)
-    document["files"] = {EVIDENCE_FILES[key]: evidence_json(data)
-                         for key, data in _evidence(certificate.details).items()}
+    document = certificate.to_json()
+    document["files"] = {name: evidence_json(data) for name, data in evidence.items()}
     path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     written.append(path)
     return written

@@ -14,8 +14,10 @@ per line), and ``native`` keeps the at-most-one constraints for solvers with car
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 import numpy as np
 
@@ -251,13 +253,26 @@ def residual_lines(residual: Residual) -> tuple[list[np.ndarray], list[np.ndarra
 
 def reference_size(residual: Residual) -> tuple[int, int]:
     """Variables and clauses of ``nqcsp.statement.reference_cnf`` for this residual, without building it."""
-    i, j = np.nonzero(residual.allowed)
-    r, c = residual.rows[i], residual.cols[j]
+    allowed = residual.allowed
+    line_counts = [allowed.sum(axis=1, dtype=np.int64), allowed.sum(axis=0, dtype=np.int64)]
+    i, j = np.nonzero(allowed)
+    if len(i):
+        r, c = residual.rows[i], residual.cols[j]
+        n = residual.n
+        line_counts += [np.bincount(r + c), np.bincount(r - c + n)]
     clauses = len(residual.rows) + len(residual.cols)
-    for keys in (i, j, r + c, r - c):
-        counts = np.unique(keys, return_counts=True)[1].astype(np.int64) if len(keys) else keys
+    for counts in line_counts:
         clauses += int((counts * (counts - 1) // 2).sum())
     return len(i), clauses
+
+
+def reference_clauses_at_least(residual: Residual) -> int:
+    """A lower bound on the reference CNF's clauses from the cell count alone, at once: a line's pairs
+    grow with the square of its cells, so its rows and columns hold the fewest when the cells are spread
+    evenly. Diagonals are left out."""
+    lines = max(residual.size, 1)
+    per_line = residual.cell_count / lines
+    return 2 * lines + max(0, math.floor(2 * lines * per_line * (per_line - 1) / 2) - 1)
 
 
 def residual_literals(residual: Residual) -> int:
@@ -273,8 +288,9 @@ def encode_residual(residual: Residual, encoding: str = NATIVE) -> Formula:
     auxiliary variables follow. Free lines without a cell are refused: they are the empty-line case.
     """
     encoding = check_encoding(encoding)
-    if residual.empty_line() is not None:
-        raise ValueError(f"the residual board has an empty {residual.empty_line()[0]}; nothing to encode")
+    empty = residual.empty_line()
+    if empty is not None:
+        raise ValueError(f"the residual board has an empty {empty[0]}; nothing to encode")
     cells = residual.cells()
     pool = VarPool(len(cells))
     exactly, diagonals = residual_lines(residual)
@@ -291,6 +307,70 @@ def encode_residual(residual: Residual, encoding: str = NATIVE) -> Formula:
 
 
 # --- DIMACS -------------------------------------------------------------------------------------------
+
+# Clauses per chunk when the pairwise grid CNF is streamed.
+STREAM_CLAUSES = 1 << 18
+
+
+def pairwise_grid_size(problem: Problem) -> tuple[int, int]:
+    """Variables and clauses of ``encode(problem, "pairwise")``, in closed form (without building it)."""
+    n = problem.n
+    pairs_per_line = n * (n - 1) // 2
+    # Diagonals of lengths 2 .. n - 1 come twice per direction, the main ones once: 2 C(n, 3) + C(n, 2).
+    diagonal_pairs = 2 * (2 * (n * (n - 1) * (n - 2) // 6) + pairs_per_line)
+    rows_cols = 2 * n if n > 0 else 0
+    return n * n, len(problem.queen_array) + rows_cols + 2 * n * pairs_per_line + diagonal_pairs
+
+
+def pairwise_grid_text_bytes(problem: Problem) -> int:
+    """An upper bound on the DIMACS text of the pairwise grid CNF: every literal as long as the longest."""
+    n = problem.n
+    literal = len(str(n * n)) + 2  # sign and separator
+    _, clauses = pairwise_grid_size(problem)
+    return clauses * (2 * literal + 2) + 2 * n * n * literal + 1024
+
+
+def pairwise_grid_bytes(n: int) -> int:
+    """Memory while streaming: the grid and its lines (about 40 bytes per cell), a line's pair indices and
+    the chunk buffers."""
+    return 40 * n * n + 16 * (n * (n - 1) // 2) + 64 * STREAM_CLAUSES
+
+
+def stream_pairwise_dimacs(problem: Problem, out: BinaryIO) -> None:
+    """Write ``encode(problem, "pairwise")`` as DIMACS, clause for clause the same, in bounded memory:
+    the cubic number of pair clauses is made and written a chunk at a time."""
+    from nqcsp.lazy import load
+
+    kernel = load("nqcsp.solvers._kernels.text")
+    n = problem.n
+    num_vars, num_clauses = pairwise_grid_size(problem)
+    head = Formula(n, problem.queens, "pairwise", num_vars, ())
+    out.write("".join(f"c {line}\n" for line in header_comments(head)).encode("ascii"))
+    out.write(f"p cnf {num_vars} {num_clauses}\n".encode("ascii"))
+    buffer = np.empty((kernel.MAX_LINE_BYTES * 2 + 3) * STREAM_CLAUSES, dtype=np.uint8)
+
+    def write(block: np.ndarray) -> None:
+        for start in range(0, len(block), STREAM_CLAUSES):
+            part = np.ascontiguousarray(block[start:start + STREAM_CLAUSES])
+            needed = ((kernel.MAX_LINE_BYTES + 1) * part.shape[1] + 3) * len(part)
+            target = buffer if needed <= len(buffer) else np.empty(needed, dtype=np.uint8)
+            out.write(target[:kernel.clause_lines(part, target, kernel.DIGIT_PAIRS)].tobytes())
+
+    queens = problem.queen_array
+    if len(queens):
+        write((queens[:, 0] * n + queens[:, 1] + 1).reshape(-1, 1))
+    if n == 0:
+        return
+    rows_cols, diagonals = line_blocks(n)
+    write(rows_cols)
+    if n < 2:
+        return
+    for lines in [rows_cols, *diagonals]:
+        first, second = np.triu_indices(lines.shape[1], k=1)
+        batch = max(1, STREAM_CLAUSES // len(first))
+        for start in range(0, len(lines), batch):
+            chunk = lines[start:start + batch]
+            write(pairs(-chunk[:, first], -chunk[:, second]))
 
 
 def header_comments(formula: Formula) -> list[str]:
@@ -353,6 +433,8 @@ def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
                 num_vars, declared = int(parts[2]), int(parts[3])
             except ValueError:
                 raise ValueError(f"line {number}: bad DIMACS header {line!r}") from None
+            if num_vars < 0 or declared < 0:
+                raise ValueError(f"line {number}: negative counts in the DIMACS header {line!r}")
             continue
         if num_vars is None:
             raise ValueError(f"line {number}: clause before the 'p cnf' header")

@@ -10,6 +10,7 @@ backend is a bug (``InternalSolverError``), except ``InputError``: bad input onl
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from nqcsp.limits import Limits, Unfinished
 from nqcsp.problem import Problem
 from nqcsp.result import InputError, InternalSolverError, Result, Status
 from nqcsp.solvers import get_solver, spec
-from nqcsp.solvers.base import REASON, STAGE
+from nqcsp.solvers.base import REASON, SOLVE_S, STAGE
 
 
 def unfinished_result(problem: Problem, solver: str, exc: Unfinished, **stats: Any) -> Result:
@@ -69,9 +70,16 @@ def enforce(name: str, problem: Problem, result: object, limits: Limits) -> Resu
         try:
             certificate = recheck(problem, result.certificate, limits)
         except Unfinished as exc:
-            return unfinished_result(problem, name, exc, claim=result.certificate.kind)
+            # Still a complete backend's claim (a second one may confirm it), with why it is not checked:
+            # what the decision took and what the check would need.
+            decided = result.stats.get(SOLVE_S)
+            took = f" in {decided:.2g} s" if isinstance(decided, (int, float)) else ""
+            why = f"{name} decided UNSAT{took}; {exc.reason}"
+            certificate = replace(result.certificate, checked_by=(),
+                                  details={**result.certificate.details, "unchecked": why})
+            return Result(problem, Status.UNSAT, result.solver, certificate=certificate,
+                          stats={**result.stats, REASON: why, STAGE: exc.stage})
         return Result(problem, Status.UNSAT, result.solver, certificate=certificate, stats=result.stats)
     if result.status is Status.UNKNOWN:
-        result.stats.setdefault(REASON, "gave up")
-        return result
+        return result if REASON in result.stats else result.with_stats({REASON: "gave up"})
     raise InternalSolverError(f"solver {name!r} answered the status {result.status!r}")

@@ -14,7 +14,7 @@ import contextlib
 import math
 import numbers
 import os
-import resource
+import threading
 import time
 from dataclasses import dataclass
 
@@ -25,7 +25,7 @@ from nqcsp.problem import as_int
 _HEADROOM = 0.85
 
 
-class Unfinished(Exception):  # noqa: N818 - not an error: the call ends in UNKNOWN
+class Unfinished(Exception):
     """A stage that cannot finish within the limits; the call answers UNKNOWN with ``reason``."""
 
     def __init__(self, stage: str, reason: str) -> None:
@@ -34,11 +34,11 @@ class Unfinished(Exception):  # noqa: N818 - not an error: the call ends in UNKN
         self.reason = reason
 
 
-class OutOfTime(Unfinished):  # noqa: N818
+class OutOfTime(Unfinished):
     pass
 
 
-class OutOfMemory(Unfinished):  # noqa: N818
+class OutOfMemory(Unfinished):
     pass
 
 
@@ -78,9 +78,14 @@ def available_memory() -> int:
     cgroup_used = _read_int("/sys/fs/cgroup/memory.current")
     if cgroup_max is not None and cgroup_used is not None:
         candidates.append(max(0, cgroup_max - cgroup_used))
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY:
-        candidates.append(soft)
+    try:
+        import resource  # POSIX only: Windows has no rlimits, and `import nqcsp` must work there
+    except ImportError:
+        pass
+    else:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            candidates.append(soft)
     return min(candidates) if candidates else 1 << 32
 
 
@@ -129,9 +134,11 @@ class Limits:
         return cls(None, default_memory_limit())
 
     def remaining(self) -> float | None:
+        """Seconds left; a limit of centuries is capped at the longest wait Python's timers take
+        (``threading.TIMEOUT_MAX``), so every stage can hand it to a timer."""
         if self.deadline is None:
             return None
-        return max(0.0, self.deadline - time.perf_counter())
+        return min(max(0.0, self.deadline - time.perf_counter()), threading.TIMEOUT_MAX)
 
     def expired(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline

@@ -8,14 +8,13 @@ run again, a bounded number of times; a task that raises an ordinary exception i
 again would raise again. Leaving the loop early, or an interrupt, cancels what is pending and, for the
 process pool made here, kills its workers so that nothing keeps running for minutes after Ctrl-C.
 
-Commands share ``add_executor_arguments`` (``--jobs``, ``--scheduler``, ``--dask``) and
-``executor_from_args``.
+The command-line flags that choose an executor (``--jobs``, ``--scheduler``, ``--dask``) live with the CLI
+(``nqcsp.cli.common``), which builds on this module, never the other way round.
 Dask is an optional extra (``pip install 'nqcsp[dask]'``), imported only when asked for.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import pickle
@@ -23,7 +22,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -108,7 +107,7 @@ def is_lost_worker(exc: BaseException) -> bool:
 
 
 @dataclass
-class Outcome:
+class TaskOutcome:
     """One task's end: its value, or the exception it raised (``lost`` when its worker kept dying)."""
 
     value: Any = None
@@ -118,6 +117,17 @@ class Outcome:
     @property
     def lost(self) -> bool:
         return isinstance(self.error, WorkerLost)
+
+
+def _after_lost_worker(index: int, attempts: int, retries: int,
+                       exc: BaseException | None) -> TaskOutcome | None:
+    """A task whose worker went away: failed with ``WorkerLost`` once it has had ``retries`` reruns, else
+    None (run it again)."""
+    if attempts <= retries:
+        return None
+    lost = WorkerLost(f"the worker running task {index} died on all {attempts} attempts "
+                      f"({type(exc).__name__}: {exc})")
+    return TaskOutcome(error=lost, attempts=attempts)
 
 
 def _window(executor: Executor) -> int | None:
@@ -137,8 +147,8 @@ def _window(executor: Executor) -> int | None:
 
 def iter_outcomes(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], *,
                   executor: Executor | None = None, jobs: int | None = None,
-                  retries: int = RETRIES) -> Iterator[tuple[int, Outcome]]:
-    """Yield ``(index, Outcome)`` for every task as it completes, without raising on a task's failure.
+                  retries: int = RETRIES) -> Generator[tuple[int, TaskOutcome], None, None]:
+    """Yield ``(index, TaskOutcome)`` for every task as it completes, without raising on a task's failure.
 
     A task lost with its worker is run again up to ``retries`` times; after a loss, the suspects run one at a
     time, so the task that kills its worker is the one charged and the others complete.
@@ -179,17 +189,16 @@ def iter_outcomes(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], *,
                     # We cancel only in `finally`: a cancellation seen here came from the engine (a lost
                     # connection, a scheduler restart), so it counts as a lost worker.
                     if not (isinstance(exc, CancelledError) or is_lost_worker(exc)):
-                        yield index, Outcome(error=exc, attempts=attempts[index])
+                        yield index, TaskOutcome(error=exc, attempts=attempts[index])
                         continue
                     renew |= isinstance(exc, BrokenProcessPool)
-                    if attempts[index] > retries:
-                        lost = WorkerLost(f"the worker running task {index} died on all {attempts[index]} "
-                                          f"attempts ({type(exc).__name__}: {exc})")
-                        yield index, Outcome(error=lost, attempts=attempts[index])
-                    else:
+                    outcome = _after_lost_worker(index, attempts[index], retries, exc)
+                    if outcome is None:
                         suspects.append(index)
+                    else:
+                        yield index, outcome
                     continue
-                yield index, Outcome(value=value, attempts=attempts[index])
+                yield index, TaskOutcome(value=value, attempts=attempts[index])
             if renew:
                 if not isinstance(pool, ProcessPool):
                     raise BrokenProcessPool("a worker of the given process pool died; pass no executor "
@@ -258,7 +267,7 @@ class _ChunkPlanner:
 
 
 def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, ...]],
-                   retries: int) -> Iterator[tuple[int, Outcome]]:
+                   retries: int) -> Generator[tuple[int, TaskOutcome], None, None]:
     """``iter_outcomes`` on Dask's own API, in chunks (see ``CHUNK_S``) with two chunks per worker in flight.
 
     The scheduler already reruns the chunk of a worker that died (up to
@@ -309,9 +318,9 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
                 planner.observe([seconds for _, _, seconds in result])
                 for index, (ok, value, _) in zip(indices, result, strict=True):
                     if ok:
-                        yield index, Outcome(value=value, attempts=attempts[index])
+                        yield index, TaskOutcome(value=value, attempts=attempts[index])
                     else:
-                        yield index, Outcome(error=value, attempts=attempts[index])
+                        yield index, TaskOutcome(error=value, attempts=attempts[index])
             else:
                 exc = result if isinstance(result, BaseException) else future.exception()
                 # A cancellation seen here came from the engine (we cancel only in `finally`), and an
@@ -319,14 +328,15 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
                 lost_worker = isinstance(exc, CancelledError) or is_lost_worker(exc)
                 if len(indices) > 1 or lost_worker:
                     for index in indices:
-                        if lost_worker and attempts[index] > retries:
-                            lost = WorkerLost(f"the worker running task {index} died on all "
-                                              f"{attempts[index]} attempts ({type(exc).__name__}: {exc})")
-                            yield index, Outcome(error=lost, attempts=attempts[index])
-                        else:
+                        outcome = None
+                        if lost_worker:
+                            outcome = _after_lost_worker(index, attempts[index], retries, exc)
+                        if outcome is None:
                             suspects.append(index)
+                        else:
+                            yield index, outcome
                 else:
-                    yield indices[0], Outcome(error=exc, attempts=attempts[indices[0]])
+                    yield indices[0], TaskOutcome(error=exc, attempts=attempts[indices[0]])
             refill()
     finally:
         if live:
@@ -335,7 +345,7 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
 
 
 def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], *, executor: Executor | None = None,
-              jobs: int | None = None, retries: int = RETRIES) -> Iterator[tuple[int, Any]]:
+              jobs: int | None = None, retries: int = RETRIES) -> Generator[tuple[int, Any], None, None]:
     """Yield ``(index, fn(*tasks[index]))`` as each task completes, in completion order.
 
     Without ``executor`` a process pool of ``jobs`` processes (default: one per core) is made and shut
@@ -351,24 +361,13 @@ def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], *, execu
             yield index, outcome.value
 
 
-def add_executor_arguments(parser: argparse.ArgumentParser, *, default_jobs: int | None = None) -> None:
-    """``--jobs K``, ``--scheduler ADDRESS`` and ``--dask``: where a command's parallel work runs."""
-    from nqcsp.cli.common import positive_int_arg
-
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run on a running Dask cluster, e.g. tcp://host:8786 (pip install 'nqcsp[dask]')")
-    where.add_argument("--dask", action="store_true",
-                       help="run on a local Dask cluster of --jobs worker processes")
-    parser.add_argument("--jobs", type=positive_int_arg, default=default_jobs, metavar="K",
-                        help="worker processes (default: one per core); ignored with --scheduler")
-
-
 def _import_distributed() -> Any:
+    from nqcsp.result import MissingDependency
+
     try:
         import distributed
     except ImportError:
-        raise ImportError(DASK_MISSING) from None
+        raise MissingDependency(DASK_MISSING) from None
     return distributed
 
 
@@ -438,29 +437,3 @@ def _kill_local_workers(cluster: Any) -> None:
     for nanny in list(getattr(cluster, "workers", {}).values()):
         with contextlib.suppress(Exception):
             os.kill(nanny.pid, signal.SIGKILL)
-
-
-@contextlib.contextmanager
-def executor_from_args(args: argparse.Namespace,
-                       warm: Callable[[], object] | None = None) -> Iterator[Executor]:
-    """The Executor the command-line flags ask for, shut down (or killed, on an interrupt) on exit;
-    ``warm`` loads in this process what the tasks need, for workers forked from it (see ``dask_executor``).
-    """
-    scheduler = getattr(args, "scheduler", None)
-    jobs = getattr(args, "jobs", None)
-    if scheduler is not None or getattr(args, "dask", False):
-        with dask_executor(scheduler, jobs, warm) as executor:
-            yield executor
-        return
-    # Even for --jobs 1 the work runs in a worker process: a line that kills its process, or a kernel that
-    # does not return to Python for minutes, must not take the command (or its Ctrl-C) with it.
-    pool = ProcessPool(jobs)
-    finished = False
-    try:
-        yield pool
-        finished = True
-    finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            pool.kill()

@@ -13,6 +13,7 @@ Every stage runs against the call's one ``Limits``; UNKNOWN is answered only whe
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ from nqcsp.problem import Problem
 from nqcsp.residual import need_residual_memory
 from nqcsp.result import Certificate, InternalSolverError, Result, Status
 from nqcsp.solvers import get_solver, is_installed, options_for, specs
-from nqcsp.solvers.base import REASON, STAGE
+from nqcsp.solvers.base import REASON, STAGE, STAGES
 
 AGREEMENT = "agreement"
 
@@ -46,23 +47,24 @@ class Policy:
     complete_order: tuple[str, ...] = ("backtrack", "sat", "cpsat")
     open_board_order: tuple[str, ...] = ("sat", "backtrack", "cpsat")
     backtrack_first_free_up_to: int = 20
-    # CP-SAT's fastest first solutions come from the Boolean grid (benchmarks/results/cpsat.md).
+    # CP-SAT is the last resort here: its AllDifferent model on the residual board (free rows only), never
+    # the Boolean model of the full n x n grid, which at n = 5,000 would cost minutes to load.
     backend_options: dict[str, dict[str, Any]] = field(
-        default_factory=lambda: {"cpsat": {"model": "boolean"}})
+        default_factory=lambda: {"cpsat": {"model": "alldiff"}})
 
 
 POLICY = Policy()
 
 
 def free_rows(problem: Problem) -> int:
-    return problem.n - len({row for row, _ in problem.queens})
+    return problem.free_row_count
 
 
 def complete_backends(problem: Problem, policy: Policy = POLICY) -> list[str]:
     """Installed complete backends that take this residual board, in the policy's order."""
     facts = {s.name: s for s in specs()}
     free = free_rows(problem)
-    completion = free <= policy.backtrack_first_free_up_to or len(problem.queens) >= free
+    completion = free <= policy.backtrack_first_free_up_to or len(problem.queen_array) >= free
     preferred = policy.complete_order if completion else policy.open_board_order
     ordered = [name for name in preferred if name in facts]
     ordered += [s.name for s in specs() if s.complete and s.name not in ordered]
@@ -83,15 +85,17 @@ def solve_auto(problem: Problem, limits: Limits, seed: int | None, policy: Polic
 
     def run(name: str, stage_limits: Limits) -> Result:
         options = options_for(name, policy.backend_options.get(name, {}))
+        # Timed here, not taken from the backend's stats: not every backend reports its time, and a
+        # stage's time includes the certificate check.
+        began = time.perf_counter()
         result = run_backend(name, problem, stage_limits, seed, options)
         stages.append({"solver": name, "status": result.status.value,
-                       "seconds": round(float(result.stats.get("solve_s", 0.0)), 6),
+                       "seconds": round(time.perf_counter() - began, 6),
                        **({REASON: result.stats[REASON]} if REASON in result.stats else {})})
         return result
 
     def finish(result: Result) -> Result:
-        result.stats["stages"] = stages
-        return result
+        return result.with_stats({STAGES: stages})
 
     result = run("construct", limits)
     if result.status is Status.SAT:
@@ -154,8 +158,19 @@ def _disagreement(problem: Problem, unsat: list[Result], sat: Result) -> str:
 
 def _why_undecided(limits: Limits, claims: list[Result], stages: list[dict[str, Any]]) -> str:
     if claims:
-        return (f"{claims[0].solver} answered UNSAT but no second method confirmed it"
-                + (f" ({time_limit_reason('confirm', limits.time_limit)})" if limits.expired() else ""))
+        first = claims[0]
+        details = first.certificate.details if first.certificate is not None else {}
+        # The claim's own account (what the decision took, why its proof went unchecked), then the
+        # stages that tried to confirm it.
+        said = [str(details.get("unchecked") or f"{first.solver} answered UNSAT")]
+        if details.get("no_proof"):
+            said.append(f"no proof: {details['no_proof']}")
+        claimed_at = next((at for at, stage in enumerate(stages)
+                           if stage["solver"] == first.solver and stage["status"] == "UNSAT"), len(stages))
+        said += [f"{stage['solver']}: {stage[REASON]}" for stage in stages[claimed_at + 1:]
+                 if REASON in stage]
+        tail = f" ({time_limit_reason('confirm', limits.time_limit)})" if limits.expired() else ""
+        return "; ".join(said) + "; no second method confirmed it" + tail
     if limits.expired():
         return time_limit_reason("search", limits.time_limit)
     said = [f"{stage['solver']}: {stage[REASON]}" for stage in stages if REASON in stage]

@@ -65,20 +65,20 @@ class Residual:
         """The full solution: the mandatory queens plus ``residual_cols[i]``, the column of free row i."""
         n = self.n
         full = np.empty(n, dtype=np.int64)
-        for row, col in self.problem.queens:
-            full[row] = col
+        queens = self.problem.queen_array
+        full[queens[:, 0]] = queens[:, 1]
         full[self.rows] = np.asarray(residual_cols, dtype=np.int64)
         return full
 
 
 def estimated_bytes(problem: Problem) -> int:
-    free = problem.n - len({row for row, _ in problem.queens})
+    free = problem.free_row_count
     return BYTES_PER_CELL * free * free + 64 * problem.n
 
 
 def need_residual_memory(problem: Problem, limits: Limits, stage: str = "residual") -> None:
     """Raise OutOfMemory when the residual board of ``problem`` would not fit in the memory budget."""
-    free = problem.n - len({row for row, _ in problem.queens})
+    free = problem.free_row_count
     limits.need_memory(stage, estimated_bytes(problem), f"the {free} x {free} residual board")
 
 
@@ -102,10 +102,10 @@ def residual_of(problem: Problem) -> Residual:
     taken_cols = np.zeros(n, dtype=bool)
     anti_diagonal = np.zeros(max(2 * n - 1, 0), dtype=bool)  # r + c
     diagonal = np.zeros(max(2 * n - 1, 0), dtype=bool)       # r - c + n - 1
-    for row, col in problem.queens:
-        taken_rows[row] = taken_cols[col] = True
-        anti_diagonal[row + col] = True
-        diagonal[row - col + n - 1] = True
+    queen_rows, queen_cols = problem.queen_array[:, 0], problem.queen_array[:, 1]
+    taken_rows[queen_rows] = taken_cols[queen_cols] = True
+    anti_diagonal[queen_rows + queen_cols] = True
+    diagonal[queen_rows - queen_cols + n - 1] = True
     rows = np.flatnonzero(~taken_rows).astype(np.int64)
     cols = np.flatnonzero(~taken_cols).astype(np.int64)
     allowed = ~anti_diagonal[rows[:, None] + cols[None, :]]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -25,6 +29,11 @@ class Status(enum.Enum):
 class InputError(ValueError):
     """Bad input that a backend can only detect while it runs (say a SAT solver missing from this PySAT
     build). It reaches the caller as the ValueError it is; any other exception from a backend is a bug."""
+
+
+class MissingDependency(ImportError):
+    """A backend or feature the caller named whose optional dependency is not installed here (a module or
+    an executable). Any other ImportError raised while solving is a bug, reported as one."""
 
 
 class InternalSolverError(RuntimeError):
@@ -59,9 +68,23 @@ class Certificate:
         """Kind, checkers and details; byte evidence (a CNF, a proof, nested ones included) as its size and
         SHA-256, so a reader can match it with the files ``nqcsp solve --proof-dir`` writes. The bytes stay
         in ``details``."""
-        from nqcsp.certify import certificate_json
+        return {"kind": self.kind, "checked_by": list(self.checked_by),
+                "details": evidence_json(self.details)}
 
-        return certificate_json(self)
+
+def evidence_json(value: Any) -> Any:
+    """JSON for certificate details: byte strings become their size and sha256 (the bytes themselves
+    stay in the ``Certificate`` and in the files of ``nqcsp.certify.write_certificate``); nested values
+    are kept."""
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
+    if isinstance(value, dict):
+        return {str(key): evidence_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [evidence_json(item) for item in value]
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    return repr(value)
 
 
 def columns_array(columns: Any, n: int) -> np.ndarray:
@@ -76,13 +99,19 @@ def columns_array(columns: Any, n: int) -> np.ndarray:
     return arr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Result:
     """The answer to one problem.
 
     Naming, everywhere (API, CLI, JSON): ``queens`` are the mandatory cells ``(row, col)`` of the problem
     (``result.problem.queens``); ``columns`` is the solution, ``columns[row] == col`` for every row when
     ``status`` is SAT.
+
+    A Result is immutable, ``stats`` included (a read-only mapping, copied from what the backend gave);
+    ``with_stats`` makes a copy with more entries. Two Results are equal when every field is: the same
+    problem, status, solver, certificate and stats, and columns equal element by element. Timings are in
+    the stats, so two runs of one problem are rarely equal; compare ``status`` and ``columns`` for that.
+    Results are not hashable.
     """
 
     problem: Problem
@@ -90,7 +119,36 @@ class Result:
     solver: str
     columns: np.ndarray | None = None
     certificate: Certificate | None = None
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Result):
+            return NotImplemented
+        if self.columns is None or other.columns is None:
+            same_columns = self.columns is None and other.columns is None
+        else:
+            same_columns = bool(np.array_equal(self.columns, other.columns))
+        return (same_columns and self.problem == other.problem and self.status is other.status
+                and self.solver == other.solver and self.certificate == other.certificate
+                and dict(self.stats) == dict(other.stats))
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and its fields are not hashable
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A read-only mapping does not pickle; results travel between processes (batches, sweeps).
+        return {**self.__dict__, "stats": dict(self.stats)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "stats", MappingProxyType(dict(state["stats"])))
+
+    def with_stats(self, more: Mapping[str, Any]) -> Result:
+        """This result with ``more`` entries in its stats (an entry of the same name is replaced)."""
+        return dataclasses.replace(self, stats={**self.stats, **more})
 
     @property
     def n(self) -> int:
@@ -123,7 +181,7 @@ class Result:
             "queens": [list(cell) for cell in self.problem.queens],
             "status": self.status.value,
             "solver": self.solver,
-            "stats": self.stats,
+            "stats": dict(self.stats),
         }
         if with_columns and self.columns is not None:
             out["columns"] = self.columns.tolist()

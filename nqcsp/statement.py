@@ -22,11 +22,25 @@ VERSION = "reference CNF of the residual board, v1"
 
 
 @dataclass(frozen=True)
+class Line:
+    """One line of the statement and where its clauses stand: for a free row or column (``kind`` "row",
+    "col") its at-least-one clause, then for every line its pairwise at-most-one clauses ``(-a, -b)``
+    in ``itertools.combinations`` order of ``variables``; ``first_clause`` is the 1-based DIMACS clause
+    number of the first of them (proof producers name clauses by these numbers)."""
+
+    kind: str
+    index: int
+    variables: tuple[int, ...]
+    first_clause: int
+
+
+@dataclass(frozen=True)
 class Statement:
-    """The reference CNF: ``cells[v - 1]`` is the board cell of variable v."""
+    """The reference CNF: ``cells[v - 1]`` is the board cell of variable v; ``lines`` in clause order."""
 
     problem: Problem
     cells: tuple[Cell, ...]
+    lines: tuple[Line, ...]
     clauses: tuple[tuple[int, ...], ...]
 
     @property
@@ -62,8 +76,10 @@ def reference_cnf(problem: Problem) -> Statement:
         for key in (("row", r), ("col", c), ("diag", r + c), ("anti", r - c)):
             lines.setdefault(key, []).append(var)
     clauses: list[tuple[int, ...]] = []
-    for (kind, _), line in lines.items():
+    placed: list[Line] = []
+    for (kind, index), line in lines.items():
+        placed.append(Line(kind, index, tuple(line), len(clauses) + 1))
         if kind in ("row", "col"):
             clauses.append(tuple(line))
         clauses.extend((-a, -b) for a, b in combinations(line, 2))
-    return Statement(problem, cells, tuple(clauses))
+    return Statement(problem, cells, tuple(placed), tuple(clauses))

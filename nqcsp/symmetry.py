@@ -34,6 +34,12 @@ def covers(base: np.ndarray, symmetry: tuple[bool, bool, bool], cell: tuple[int,
     return int(base[row]) == col
 
 
+def covers_all(base: np.ndarray, symmetry: Symmetry, cells: np.ndarray) -> bool:
+    """Whether the image of ``base`` under ``symmetry`` has a queen on every cell of a (k, 2) array."""
+    rows, cols = cell_image(len(base), (cells[:, 0], cells[:, 1]), symmetry)  # type: ignore[arg-type]
+    return bool(np.all(base[rows] == cols))
+
+
 def transform(base: np.ndarray, symmetry: tuple[bool, bool, bool]) -> np.ndarray:
     """The image of a solution under a board symmetry, as columns by row."""
     n = len(base)

@@ -7,18 +7,19 @@ marks take 2 GB beside the 4 GB of the columns themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from nqcsp.problem import as_board_size, as_cells
+from nqcsp.problem import as_board_size, queen_array
 
 _CHUNK = 1 << 20
 _FUSED_MAX_N = 1 << 28
 
 # Each family of lines a queen sits on: its index from (row, col), written into ``out`` when one is given,
 # and how many lines there are.
-_LINES = (
+_LineOf = Callable[..., np.ndarray]
+_LINES: tuple[tuple[str, _LineOf, Callable[[int], int]], ...] = (
     ("a column", lambda rows, cols, n, out=None: cols, lambda n: n),
     ("an anti-diagonal (r + c)", lambda rows, cols, n, out=None: np.add(rows, cols, out=out),
      lambda n: 2 * n - 1),
@@ -39,8 +40,11 @@ def find_violation(
 ) -> str | None:
     """None for a valid solution, else a sentence naming the first violation found."""
     size = as_board_size(n)
-    cells = as_cells(queens, size)
-    cols = _column_array(columns)
+    cells = queen_array(queens, size)
+    try:
+        cols = _column_array(columns)
+    except OverflowError as exc:
+        return str(exc)
     if len(cols) != size:
         return f"{len(cols)} columns given for n = {size}"
     if size == 0:
@@ -73,9 +77,10 @@ def find_violation(
                 a, b = _first_shared(line_of(np.arange(size, dtype=np.int64), cols.astype(np.int64), size))
                 return f"queens in rows {a} and {b} share {name}"
         del marks
-    for row, col in cells:
-        if int(cols[row]) != col:
-            return f"mandatory queen ({row}, {col}) is missing: row {row} has column {int(cols[row])}"
+    missing = np.flatnonzero(cols[cells[:, 0]] != cells[:, 1])
+    if len(missing):
+        row, col = (int(v) for v in cells[missing[0]])
+        return f"mandatory queen ({row}, {col}) is missing: row {row} has column {int(cols[row])}"
     return None
 
 
@@ -89,7 +94,11 @@ def _column_array(columns: Iterable[int] | np.ndarray) -> np.ndarray:
         bad = next((x for x in items if isinstance(x, bool) or not isinstance(x, (int, np.integer))), None)
         if bad is not None:
             raise TypeError(f"column numbers must be integers, got {bad!r} ({type(bad).__name__})")
-        arr = np.array(items, dtype=np.int64)
+        try:
+            arr = np.array(items, dtype=np.int64)
+        except OverflowError:
+            row = next(i for i, x in enumerate(items) if not -(2**63) <= x < 2**63)
+            raise OverflowError(f"row {row} has column {items[row]}, outside every board") from None
     if arr.ndim != 1:
         raise ValueError(f"columns must be one column per row (1-D), got shape {arr.shape}")
     if arr.dtype.kind not in "iu":

@@ -1,3 +1,6 @@
+import time
+
+import numpy as np
 import pytest
 from naive import naive_is_solution
 
@@ -64,7 +67,7 @@ def test_solve_accepts_a_problem_and_verifies():
     result = solve(Problem(8, [(0, 3)]))
     assert result.status is Status.SAT
     assert naive_is_solution(8, result.column_tuple(), [(0, 3)])
-    assert result.stats["wall_s"] >= 0
+    assert 0 < result.stats["wall_s"] < 60 and result.stats["verify_s"] > 0
 
 
 def test_available_solvers_lists_construct():
@@ -82,6 +85,30 @@ class _LyingSolver:
         from nqcsp.result import columns_array
         queens = None if self.queens is None else columns_array(self.queens, problem.n)
         return Result(problem, self.status, self.name, columns=queens)
+
+
+def test_an_exception_after_the_input_is_accepted_is_internal_not_bad_input(monkeypatch):
+    """A TypeError or ValueError from inside the solving (here: a certificate built wrongly, which makes the
+    re-check raise) is a bug; reported as the ValueError/TypeError of bad input, it would blame the user."""
+    import nqcsp.solvers as registry
+    from nqcsp import Certificate
+
+    class Malformed:
+        def solve(self, problem, *, limits, seed=None, **options):
+            malformed = Certificate("attack", (), {"queens": [1]})
+            return Result(problem, Status.UNSAT, "backtrack", certificate=malformed)
+
+    monkeypatch.setitem(registry._instances, "backtrack", Malformed())
+    with pytest.raises(InternalSolverError, match="TypeError"):
+        solve(8, [(0, 3)], solver="backtrack")
+
+
+def test_a_named_backend_that_is_not_installed_says_what_it_lacks(monkeypatch):
+    from nqcsp.result import MissingDependency
+
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(MissingDependency, match="'minizinc' executable"):
+        solve(8, solver="minizinc")
 
 
 @pytest.mark.parametrize("liar", [_LyingSolver("bad-board", Status.SAT, [0, 1, 2, 3]),
@@ -104,6 +131,10 @@ def test_import_is_lazy():
 
 
 def test_an_infinite_time_limit_means_none():
+    from nqcsp.limits import Limits
+
+    unlimited = Limits.start(float("inf"))
+    assert unlimited.time_limit is None and unlimited.remaining() is None
     result = solve(8, [(0, 3)], time_limit=float("inf"))
     assert result.status is Status.SAT and naive_is_solution(8, result.columns.tolist(), [(0, 3)])
 
@@ -149,3 +180,52 @@ def test_a_free_line_left_without_a_cell_is_decided_before_any_backend():
     assert result.status is Status.UNSAT and result.solver == "trivial"
     assert result.certificate.kind == "empty-line" and result.certificate.checked
     assert result.certificate.details["line"] == "row" and result.certificate.details["index"] == 2
+
+
+def _many_queens_of_a_solution(n: int, kept: int):
+    from nqcsp.construction import closed_form
+
+    columns = closed_form(n)
+    rows = np.sort(np.random.default_rng(1).choice(n, kept, replace=False))
+    return np.column_stack((rows, columns[rows]))
+
+
+@pytest.mark.parametrize("as_list", [False, True])
+def test_a_million_mandatory_queens_are_checked_within_the_deadline(as_list):
+    # 999,000 queens were validated and attack-checked in plain Python before the clock started (11-17 s).
+    queens = _many_queens_of_a_solution(10**6, 999_000)
+    given = [tuple(cell) for cell in queens.tolist()] if as_list else queens
+    started = time.perf_counter()
+    result = solve(10**6, given, time_limit=0.5)
+    assert time.perf_counter() - started <= 1.0
+    if result.status is Status.SAT:
+        assert nqcsp.verify(10**6, result.columns, queens)
+    else:
+        assert result.status is Status.UNKNOWN
+
+
+def test_queens_as_an_integer_array_equal_the_pairs():
+    pairs = [(3, 1), (0, 3), (0, 3)]
+    assert Problem(8, np.array(pairs)) == Problem(8, pairs)
+    assert Problem(8, np.array(pairs, dtype=np.uint8)).queens == ((0, 3), (3, 1))
+    with pytest.raises(TypeError, match="float64"):
+        Problem(8, np.array([[0.0, 3.0]]))
+    with pytest.raises(ValueError, match=r"\(9, 3\)"):
+        Problem(8, np.array([[9, 3]]))
+
+
+def test_a_vectorised_attack_check_finds_the_same_pair_as_a_walk():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        cells = {tuple(c) for c in rng.integers(0, 12, size=(rng.integers(0, 6), 2)).tolist()}
+        problem = Problem(12, cells)
+        walk = None
+        seen: list[dict] = [{}, {}, {}, {}]
+        for row, col in problem.queens:
+            for lines, key in zip(seen, (row, col, row + col, row - col), strict=True):
+                if walk is None and key in lines:
+                    walk = (lines[key], (row, col))
+                lines[key] = (row, col)
+            if walk is not None:
+                break
+        assert problem.attack == walk

@@ -109,9 +109,8 @@ def test_mandatory_queens_work_at_the_widest_board():
     # n = 64 exercises the top bit; with 60 queens fixed the rest is a small exact search.
     base = solve(64, solver="construct").column_tuple()
     queens = [(r, base[r]) for r in range(60)]
-    assert count(64, queens) >= 1
-    first = next(solutions(64, queens))
-    assert naive_is_solution(64, first, queens)
+    assert count(64, queens) == naive_count(64, queens) >= 1
+    assert list(solutions(64, queens)) == list(naive_solutions(64, queens))
 
 
 def blockade_cells(n):
@@ -125,9 +124,18 @@ def test_backend_unsat_on_blockades_confirmed_by_naive(n):
     for r in range(n):
         for c in range(n):
             result = solve(n, [(r, c)], solver="backtrack")
+            claim = solve(n, [(r, c)], solver="backtrack", proof=False)
+            assert result.solver == "backtrack"   # none of these cells is left to the pre-check
             if (r, c) in blocked:
-                assert result.status is Status.UNSAT
-                assert result.certificate.kind == "exhaustive" and result.certificate.details["nodes"] >= 0
+                assert result.status is claim.status is Status.UNSAT
+                # The search tree is the proof, checked by nqcsp.lrat; without it, an unchecked claim
+                # that names what it searched: the residual board and the nodes it took.
+                assert result.certificate.kind == "lrat" and result.certificate.checked_by == ("nqcsp-lrat",)
+                details = claim.certificate.details
+                assert claim.certificate.kind == "exhaustive" and not claim.certificate.checked
+                assert details["nodes"] >= 1
+                assert details["free_rows"] == [row for row in range(n) if row != r]
+                assert details["free_cols"] == [col for col in range(n) if col != c]
             else:
                 assert result.status is Status.SAT
                 assert naive_is_solution(n, result.column_tuple(), [(r, c)])
@@ -139,6 +147,9 @@ def test_backend_answers_plain_boards(n):
     assert result.status is (Status.UNSAT if n in (2, 3) else Status.SAT)
     if result.status is Status.SAT:
         assert naive_is_solution(n, result.column_tuple())
+    else:
+        assert not naive_has_solution(n) and result.certificate.kind == "lrat"
+        assert result.certificate.checked_by == ("nqcsp-lrat",)
 
 
 def test_backend_random_mandatory_queens_agree_with_naive():
@@ -148,6 +159,10 @@ def test_backend_random_mandatory_queens_agree_with_naive():
         queens = [(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(1, 3))]
         result = solve(n, queens, solver="backtrack")
         assert (result.status is Status.SAT) == naive_has_solution(n, queens), (n, queens)
+        if result.status is Status.SAT:
+            assert naive_is_solution(n, result.column_tuple(), queens)
+        else:
+            assert result.status is Status.UNSAT and result.certificate is not None
 
 
 def test_backend_gives_up_above_its_largest_residual_and_rejects_options():

@@ -20,7 +20,7 @@ from benchmarks import instances as inst
 from benchmarks import peers
 from benchmarks.analyze import analyze, judge, limits_table
 from benchmarks.runner import Config, Job, build_jobs, promise, read_results, run_job, run_suite
-from benchmarks.suites import BACKENDS, COMPLETE, PAPER_PEAKS, PEAK_FREE_ROWS, SUITES
+from benchmarks.suites import BACKENDS, PAPER_PEAKS, PEAK_FREE_ROWS, SUITES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,7 +101,8 @@ def test_limits_family_has_big_boards_few_free_row_completions_and_a_blocked_boa
     assert len(blocked) == 1 and blocked[0]["expected"] == "UNSAT"
     assert not naive_has_solution(blocked[0]["n"], [tuple(q) for q in blocked[0]["queens"]])
     suite = SUITES["limits"]
-    assert suite["time_limits"] == [0.5, 2.0] and set(BACKENDS) <= set(suite["configs"])
+    named = {config for config in suite["configs"] if isinstance(config, str)}
+    assert suite["time_limits"] == [0.5, 2.0] and set(BACKENDS) <= named
 
 
 def test_counting_references_match_the_naive_count():
@@ -121,9 +122,7 @@ def test_proof_batches_hold_only_unsolvable_boards():
 
 # ---------------------------------------------------------------- jobs and the promise
 
-def test_backend_lists_come_from_the_registry():
-    assert [spec.name for spec in nqcsp.solvers.specs()] == BACKENDS
-    assert list(nqcsp.solvers.complete_names()) == COMPLETE
+def test_the_proof_suite_runs_every_proof_solver():
     proof_configs = SUITES["sat-proofs"]["configs"]()
     from nqcsp.solvers.sat import PROOF_SOLVERS
 
@@ -209,6 +208,12 @@ def test_a_tiny_suite_runs_end_to_end_and_every_answer_checks(tiny_run):
         assert r["machine"]["cores"] >= 1 and r["date"]
     assert any(r["status"] == "SAT" for r in records)
     assert all(r["correct"] is not False for r in judge(records))
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, capsys):
+    suite = {"family": "small", "params": {"sizes": [4, 5]}, "configs": ["construct"], "timeout": 10}
+    run_suite("quiet", suite, tmp_path / "quiet.jsonl", progress=True)
+    assert capsys.readouterr().err == ""
 
 
 def test_the_analysis_writes_the_table_and_plots(tiny_run, tmp_path):
@@ -371,17 +376,6 @@ def test_cadical_on_the_exported_cnf_agrees_with_brute_force():
             assert naive_is_solution(n, answer["queens"], queens)
 
 
-@pytest.mark.skipif(shutil.which("minizinc") is None, reason="minizinc is not installed")
-def test_minizinc_peer_agrees_with_brute_force():
-    # A few boards: the peer only adapts the minizinc backend, which tests/test_minizinc.py covers.
-    for n, queens in [(8, [(0, 3)]), (6, [(0, 0)]), (10, inst.random_completion(10, 4, 0)[0])]:
-        answer = peers.solve_minizinc(n, queens, 20, 0)
-        truth = naive_has_solution(n, queens)
-        assert answer["status"] == ("SAT" if truth else "UNSAT"), (n, queens)
-        if truth:
-            assert naive_is_solution(n, answer["queens"], queens)
-
-
 @pytest.mark.skipif(not os.environ.get(peers.SHIFTQUEENS_ENV), reason="no shiftqueens binary given")
 def test_real_shiftqueens_agrees_with_brute_force():
     for n, queens in small_instances():
@@ -459,3 +453,18 @@ def test_peers_command_refuses_a_counter_that_disagrees(tmp_path):
     out = subprocess.run([sys.executable, "-m", "benchmarks", "peers", "--count-peer", counter,
                           "--count-n", "8", "--repeat", "1"], capture_output=True, text=True)
     assert out.returncode != 0 and "disagree" in out.stderr
+
+
+def test_limits_family_has_many_queens_of_a_solution_and_a_columns_writing_task():
+    from benchmarks.worker import write_columns
+
+    many, written = inst.limits([], [], blocked=None, many_queens=[(100, 90)], columns_written=[1000])
+    queens = [tuple(q) for q in many["queens"]]
+    assert many["n"] == 100 and many["m"] == 90 == len({r for r, _ in queens}) and non_attacking(queens)
+    assert written["task"] == "write-columns" and written["n"] == 1000
+    code, wall_s = write_columns(1000, 5.0)
+    assert code == 0 and 0 < wall_s < 6.0
+    suite = SUITES["limits"]
+    labels = {config.get("label", config["solver"])
+              for config in suite["configs"] if isinstance(config, dict)}
+    assert {"sat/pairwise", "write-columns"} <= labels

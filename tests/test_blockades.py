@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from interrupting import interrupt_when, start_interruptible
 from naive import naive_has_solution, naive_is_solution
-from test_parallel import interrupt_when
 
 import nqcsp
 from nqcsp.blockades import (
@@ -62,6 +62,7 @@ def test_vectorised_classes_match_the_symmetry_module():
             assert canonical_codes(n, rows, cols).tolist() == [r * n + c for r, c in expected]
 
 
+@pytest.mark.slow  # 8 s: 60 x 60 board swept in this process
 def test_a_witness_covers_many_classes_so_big_boards_need_few_solves():
     board = sweep([60])[0]
     assert board.solves < board.classes / 4, (board.solves, board.classes)
@@ -91,6 +92,7 @@ def test_a_board_that_lies_is_caught():
         summarise(outcome)
 
 
+@pytest.mark.slow  # 3 s: a fresh interpreter under spawn
 def test_blockades_from_an_unguarded_script_under_spawn(tmp_path):
     # Under spawn (macOS, Windows, Python 3.14's default) a pool's workers re-run an unguarded script's
     # top level; the sweep of a small board must not need a pool at all.
@@ -102,6 +104,7 @@ def test_blockades_from_an_unguarded_script_under_spawn(tmp_path):
     assert eval(out.stdout) == naive_blocked_cells(6)
 
 
+@pytest.mark.slow  # 4 s: spawned workers import numba and load kernels
 def test_sweep_on_a_spawned_pool(tmp_path):
     script = tmp_path / "guarded.py"
     script.write_text("import multiprocessing, json\nfrom nqcsp.blockades import sweep\n"
@@ -119,9 +122,8 @@ def test_sweep_on_a_spawned_pool(tmp_path):
 
 @pytest.mark.slow  # 6 s: it must wait for the workers to load their kernels and finish a first board
 def test_ctrl_c_writes_the_finished_boards_and_exits_130():
-    proc = subprocess.Popen([sys.executable, "-m", "nqcsp", "blockades", "1", "400", "--jobs", "2"],
-                            start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_interruptible([sys.executable, "-m", "nqcsp", "blockades", "1", "400", "--jobs", "2",
+                                "--progress"])
     # Interrupt once a first board is reported by the progress bar (largest boards come first).
     rc, out, err, took = interrupt_when(
         proc, lambda out, err: any(int(done) for done in re.findall(r"\| *(\d+)/\d+", err)))
@@ -132,3 +134,24 @@ def test_ctrl_c_writes_the_finished_boards_and_exits_130():
         n, classes, blocked = map(int, row.split()[:3])
         assert 1 <= n <= 400 and classes == class_count(n) and blocked == 0 if n > 6 else True
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_undecided_cells_are_reported_and_the_exit_code_says_so(monkeypatch, capsys):
+    # Without pysat and ortools, backtrack's exhaustive claims had no second backend: the undecided
+    # classes were dropped from the blocked counts and the command exited 0.
+    import nqcsp.portfolio
+    from nqcsp.cli import main
+
+    installed = nqcsp.portfolio.is_installed
+    monkeypatch.setattr(nqcsp.portfolio, "is_installed",
+                        lambda name: name not in ("sat", "cpsat", "minizinc") and installed(name))
+    # backtrack's own LRAT proofs decide every cell without a second backend ...
+    assert main(["blockades", "1", "8", "--jobs", "1", "--no-progress"]) == 0
+    assert "UNDECIDED" not in capsys.readouterr().out
+    # ... and without them its claims stay undecided, and say so.
+    monkeypatch.setitem(nqcsp.portfolio.POLICY.backend_options, "backtrack", {"proof": False})
+    assert main(["blockades", "1", "8", "--jobs", "1", "--no-progress"]) == 3
+    out, err = capsys.readouterr()
+    six = next(line for line in out.splitlines() if line.split()[:1] == ["6"])
+    assert "UNDECIDED" in six and "?" in six.split()[2]
+    assert "undecided" in err and len(err.strip().splitlines()) == 1

@@ -1,3 +1,5 @@
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,3 +44,28 @@ def test_result_board_matches_columns():
     board = result.board()
     assert board.splitlines()[0] == "...Q...."
     assert parse_board(board)[1] == list(enumerate(result.column_tuple()))
+
+
+@pytest.mark.parametrize("columns", [[5, 0], [-1, 0], [2**64, 0]])
+def test_a_column_off_the_board_is_a_value_error(columns):
+    with pytest.raises(ValueError, match="board"):
+        render_board(columns)
+
+
+@given(st.lists(st.integers(-(2**63) + 1, 2**63 - 1), max_size=50))
+@settings(max_examples=60, deadline=None)
+def test_columns_text_of_the_kernel_equals_pythons(values):
+    from nqcsp.board import column_text_chunks
+
+    array = np.array(values, dtype=np.int64)
+    expected = "".join(f"{v}\n" for v in values).encode("ascii")
+    assert b"".join(column_text_chunks(array)) == expected
+    # Force the kernel on small input too (it takes over from 2^16 columns).
+    import nqcsp.board
+
+    original = nqcsp.board.KERNEL_FROM
+    nqcsp.board.KERNEL_FROM = 0
+    try:
+        assert b"".join(column_text_chunks(array, chunk=7)) == expected
+    finally:
+        nqcsp.board.KERNEL_FROM = original

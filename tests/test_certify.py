@@ -12,17 +12,17 @@ from naive import naive_count, naive_has_solution, naive_is_solution
 pytest.importorskip("pysat")
 pytest.importorskip("dratify")
 
-import nqcsp.drat  # noqa: E402
-import nqcsp.solvers.sat as sat_backend  # noqa: E402
-from nqcsp import InternalSolverError, Problem, Status, solve  # noqa: E402
-from nqcsp.certify import certificate_json, recheck, write_certificate  # noqa: E402
-from nqcsp.cnf import ENCODINGS, clauses_dimacs, encode, encode_residual, reference_size  # noqa: E402
-from nqcsp.completion import random_completion  # noqa: E402
-from nqcsp.drat import check_drat, check_within, native_available  # noqa: E402
-from nqcsp.limits import Limits, OutOfTime  # noqa: E402
-from nqcsp.residual import residual_of  # noqa: E402
-from nqcsp.result import Certificate  # noqa: E402
-from nqcsp.statement import VERSION, reference_cnf  # noqa: E402
+import nqcsp.drat
+import nqcsp.solvers.sat as sat_backend
+from nqcsp import InternalSolverError, Problem, Status, solve
+from nqcsp.certify import recheck, write_certificate
+from nqcsp.cnf import ENCODINGS, clauses_dimacs, encode, encode_residual, reference_size
+from nqcsp.completion import random_completion
+from nqcsp.drat import check_drat, check_within, native_available
+from nqcsp.limits import Limits, OutOfTime
+from nqcsp.residual import residual_of
+from nqcsp.result import Certificate
+from nqcsp.statement import VERSION, reference_cnf
 
 CHECKERS = (("dratify-python",), ("dratify-native",))
 needs_native = pytest.mark.skipif(not native_available(), reason="cdclkit[native] is not installed")
@@ -308,7 +308,7 @@ def test_json_keeps_sizes_and_hashes_and_the_files_keep_the_bytes(tmp_path, caps
     certificate = result.certificate
     assert certificate.checked_by in CHECKERS
     assert isinstance(certificate.details["cnf"], bytes) and isinstance(certificate.details["proof"], bytes)
-    document = certificate_json(certificate)
+    document = certificate.to_json()
     for key in ("cnf", "proof"):
         data = certificate.details[key]
         assert document["details"][key] == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
@@ -316,7 +316,7 @@ def test_json_keeps_sizes_and_hashes_and_the_files_keep_the_bytes(tmp_path, caps
     claim = {"solver": "sat", **certificate.details}
     nested = Certificate("agreement", ("sat", "cpsat"), {"claims": [claim]})
     proof_bytes = len(certificate.details["proof"])
-    assert certificate_json(nested)["details"]["claims"][0]["proof"]["bytes"] == proof_bytes
+    assert nested.to_json()["details"]["claims"][0]["proof"]["bytes"] == proof_bytes
     paths = write_certificate(nested, tmp_path)
     assert sorted(p.name for p in paths) == ["certificate.json", "proof.drat", "statement.cnf"]
     assert (tmp_path / "proof.drat").read_bytes() == certificate.details["proof"]
@@ -341,7 +341,21 @@ def test_json_keeps_sizes_and_hashes_and_the_files_keep_the_bytes(tmp_path, caps
     other = (tmp_path / "statement.cnf").read_text().replace("c queens 0,0", "c queens 0,1")
     (tmp_path / "other.cnf").write_text(other)
     code, text = check(str(tmp_path / "other.cnf"), str(tmp_path / "proof.drat"))
-    assert code == 0 and "NOT the reference CNF of n=6 queens=0,1" in text
+    assert code == 1 and "NOT the reference CNF of n=6 queens=0,1" in text
+    assert check("--any-cnf", str(tmp_path / "other.cnf"), str(tmp_path / "proof.drat"))[0] == 0
+    # One added clause: the proof stays valid for that CNF, which is not the board's statement.
+    lines = (tmp_path / "statement.cnf").read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("p cnf"))
+    _, _, variables, count = lines[header].split()
+    lines[header] = f"p cnf {variables} {int(count) + 1}"
+    (tmp_path / "extra.cnf").write_text("\n".join([*lines, "1 2 0"]) + "\n")
+    code, text = check(str(tmp_path / "extra.cnf"), str(tmp_path / "proof.drat"))
+    assert code == 1 and "NOT the reference CNF" in text and "not the reference statement" in text
+    # A forged header naming a 3000-board above this small formula is refused from its size alone.
+    forged = (tmp_path / "statement.cnf").read_text().replace("c n 6", "c n 3000")
+    (tmp_path / "forged.cnf").write_text(forged)
+    code, text = check(str(tmp_path / "forged.cnf"), str(tmp_path / "proof.drat"))
+    assert code == 1 and "NOT the reference CNF of n=3000" in text
 
 
 def test_export_writes_the_reference_statement(tmp_path):

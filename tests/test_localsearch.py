@@ -16,7 +16,7 @@ from nqcsp.solvers.localsearch import default_restarts
 
 pytest.importorskip("numba")
 
-from nqcsp.solvers._kernels import localsearch as kernels  # noqa: E402
+from nqcsp.solvers._kernels import localsearch as kernels
 
 SOLVERS = ("qs4", "minconflicts")
 
@@ -82,12 +82,13 @@ def test_blockade_cell_gives_up_within_the_default_budget(solver):
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_time_limit_stops_a_hopeless_search(solver):
     limit = 0.5
+    solve(8, solver=solver, seed=0)  # loads the kernels: the one stage allowed past the limit (README)
     started = time.perf_counter()
     result = solve(6, [(0, 0)], solver=solver, seed=5, time_limit=limit, max_restarts=10**12)
     took = time.perf_counter() - started
     assert result.status is Status.UNKNOWN and result.stats["stage"] == "search"
     assert result.stats["reason"] == "time limit of 0.5 s reached during search"
-    assert took < limit + 5.0  # generous: CI machines are noisy; the benchmark measures the real overshoot
+    assert took < limit + max(0.1 * limit, 0.5)  # the promise itself
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -108,11 +109,12 @@ def test_hypothesis_instances_taken_from_a_solution(solver, data):
         assert len(mandatory) >= 3  # one or two mandatory queens on these boards are always solved
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("n, seed", [(50, 0), (200, 1), (1000, 2), (5000, 3), (100_000, 4)])
+# min-conflicts is O(n) per step: n = 10^5 is left to the benchmark.
+@pytest.mark.parametrize(("solver", "n", "seed"),
+                         [(solver, n, seed) for solver in SOLVERS
+                          for n, seed in [(50, 0), (200, 1), (1000, 2), (5000, 3), (100_000, 4)]
+                          if solver == "qs4" or n <= 10_000])
 def test_bigger_boards_with_one_mandatory_queen(solver, n, seed):
-    if solver == "minconflicts" and n > 10_000:
-        pytest.skip("O(n) per step: kept for the benchmark")
     cell = (n // 2, n // 3)
     result = solve(n, [cell], solver=solver, seed=seed)
     assert result.status is Status.SAT
@@ -261,3 +263,50 @@ def test_importing_the_backend_module_does_not_load_numba():
     code = "import sys, nqcsp, nqcsp.solvers.localsearch; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+FIRST_CALLS_FROM_THREADS = """
+import threading
+import nqcsp
+errors = []
+barrier = threading.Barrier(4)
+def call(solver):
+    barrier.wait()
+    try:
+        result = nqcsp.solve(200, [(0, 5)], solver=solver, seed=1)
+        assert result.status is nqcsp.Status.SAT and nqcsp.verify(200, result.columns, [(0, 5)])
+    except BaseException as exc:
+        errors.append(f"{solver}: {type(exc).__name__}: {exc}")
+threads = [threading.Thread(target=call, args=(s,)) for s in ("qs4", "minconflicts", "auto", "qs4")]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(errors)
+"""
+
+
+def test_first_calls_from_threads_in_fresh_processes():
+    # A thread saw the kernel module while another was still executing it: AttributeError from `auto`.
+    runs = [subprocess.Popen([sys.executable, "-c", FIRST_CALLS_FROM_THREADS], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0 and out.strip() == "[]", out + err
+
+
+def test_a_memory_limit_below_the_calls_peak_is_refused_not_exceeded():
+    # The stages' estimates (qs4's arrays 9 bytes a queen, the verifier's marks 6) each fitted a limit that
+    # the call's peak (the columns stay alive while they are verified) exceeded by 24%.
+    import tracemalloc
+
+    n = 5_000_000
+    solve(1000, solver="qs4", seed=1)
+    tracemalloc.start()
+    try:
+        assert solve(n, solver="qs4", seed=1).status is Status.SAT
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    result = solve(n, solver="qs4", seed=1, memory_limit=int(0.95 * peak))
+    assert result.status is Status.UNKNOWN and "memory limit" in result.stats["reason"]

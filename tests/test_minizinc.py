@@ -1,9 +1,15 @@
 """The MiniZinc backend: every status translated, answers checked against the naive reference, the
-deadline kept by killing MiniZinc's process group. Skipped when the ``minizinc`` binary (with Gecode) is
-absent, as on CI."""
+deadline kept by killing MiniZinc's process group.
+
+Most tests run a fake ``minizinc`` written here (a Python script on PATH speaking MiniZinc's documented
+``--json-stream`` format, answering by brute force), so the parsing, the exit codes and the kills are
+tested everywhere, CI included. The tests marked ``needs_minizinc`` run the real binary with Gecode where
+it is installed."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -106,6 +112,143 @@ def test_a_board_that_cannot_fit_is_unknown_before_minizinc_starts():
 
 
 @needs_minizinc
-def test_an_unknown_minizinc_solver_is_an_internal_failure_not_an_answer():
-    with pytest.raises(nqcsp.InternalSolverError, match="no-such-solver"):
+def test_an_unknown_minizinc_solver_is_bad_input_naming_it():
+    with pytest.raises(ValueError, match="no-such-solver"):
         nqcsp.solve(8, [(0, 3)], solver="minizinc", mzn_solver="no-such-solver", time_limit=20)
+
+
+# ---------------------------------------------------------------- a fake minizinc, everywhere
+
+# MiniZinc's command line as the backend uses it, answered per --solver NAME: "gecode" solves by brute force
+# (with a log line on stdout that is not JSON); the others each stand for one way MiniZinc can end.
+FAKE_MINIZINC = """#!{python}
+import json, os, subprocess, sys, time
+sys.path.insert(0, {tests!r})
+from naive import naive_solutions
+
+args = sys.argv[1:]
+def value(flag, default=None):
+    return args[args.index(flag) + 1] if flag in args else default
+def say(message):
+    print(json.dumps(message), flush=True)
+
+if "--json-stream" not in args or value("--output-mode") != "json":
+    print("the fake speaks only --json-stream --output-mode json", file=sys.stderr); sys.exit(9)
+model, data = args[-2], args[-1]
+assert model.endswith("nqueens.mzn") and os.path.isfile(model), model
+fields = dict(line.rstrip(";").split(" = ") for line in open(data).read().splitlines() if " = " in line)
+n = int(fields["n"])
+rows, cols = (json.loads(fields[key]) for key in ("mrow", "mcol"))
+solver = value("--solver")
+limit_s = int(value("--time-limit", "60000")) / 1000
+if solver == "gecode":
+    print("% a solver logging on stdout", flush=True)
+    found = next(naive_solutions(n, list(zip(rows, cols))), None)
+    if found is None:
+        say({{"type": "status", "status": "UNSATISFIABLE"}})
+    else:
+        say({{"type": "solution", "output": {{"json": {{"q": list(found)}}, "raw": "q = ...;"}},
+             "sections": ["json", "raw"]}})
+elif solver == "liar":
+    say({{"type": "solution", "output": {{"json": {{"q": list(range(n))}}}}, "sections": ["json"]}})
+elif solver == "garbled":
+    say({{"type": "solution", "output": {{"default": "q = [0];"}}, "sections": ["default"]}})
+elif solver == "patient":
+    time.sleep(limit_s / 2)
+    say({{"type": "status", "status": "UNKNOWN"}})
+elif solver == "hang":
+    child = subprocess.Popen(["sleep", "60"])
+    open({pid_file!r}, "w").write(str(child.pid))
+    time.sleep(60)
+elif solver == "crash":
+    print("Segmentation fault", file=sys.stderr); sys.exit(139)
+elif solver == "oom":
+    print("terminate called after throwing an instance of 'std::bad_alloc'", file=sys.stderr); sys.exit(1)
+else:
+    say({{"type": "error", "what": "configuration error", "message": f"no solver with tag {{solver}} found"}})
+    sys.exit(1)
+"""
+
+
+@pytest.fixture()
+def fake_minizinc(tmp_path, monkeypatch):
+    """The fake on PATH (ahead of any real one); returns the file where the "hang" mode writes its child."""
+    pid_file = tmp_path / "child.pid"
+    binary = tmp_path / "bin" / "minizinc"
+    binary.parent.mkdir()
+    binary.write_text(FAKE_MINIZINC.format(python=sys.executable, tests=str(ROOT / "tests"),
+                                           pid_file=str(pid_file)))
+    binary.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{binary.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert registry.is_installed("minizinc")
+    return pid_file
+
+
+def test_fake_answers_are_read_from_the_json_stream_and_checked(fake_minizinc):
+    cases = [(8, [(0, 3)]), (6, [(0, 0)]), (6, [(1, 2)]), (5, [(0, 0), (1, 2)]), (3, [])]
+    for n, queens in cases:
+        # Cells the pre-check cannot decide, so the backend's answer is the one read.
+        result = nqcsp.solve(n, queens, solver="minizinc", time_limit=20)
+        assert result.solver == "minizinc", (n, queens, result)
+        if naive_has_solution(n, queens):
+            assert result.status is Status.SAT and naive_is_solution(n, result.column_tuple(), queens)
+        else:
+            assert result.status is Status.UNSAT and result.certificate.kind == "minizinc-unsat"
+            assert not result.certificate.checked
+
+
+@pytest.mark.parametrize("name", ["nope", "org.example.absent"])
+def test_fake_an_unknown_solver_name_is_bad_input_naming_it(fake_minizinc, name):
+    with pytest.raises(ValueError, match=name) as caught:
+        nqcsp.solve(8, [(0, 3)], solver="minizinc", mzn_solver=name, time_limit=20)
+    assert not isinstance(caught.value, nqcsp.InternalSolverError)
+
+
+def test_fake_an_unknown_solver_name_in_a_batch_is_an_input_error_and_exit_2(fake_minizinc):
+    line = json.dumps({"n": 8, "queens": [[0, 3]], "solver": "minizinc", "mzn_solver": "nope", "id": 1})
+    out = subprocess.run([sys.executable, "-m", "nqcsp", "solve", "--batch", "-"], input=line + "\n",
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    (record,) = [json.loads(text) for text in out.stdout.splitlines()]
+    assert record["error_type"] == "input" and "'nope'" in record["error"], record
+    assert out.returncode == 2, out.stderr
+
+
+@pytest.mark.parametrize("name", ["liar", "garbled", "crash"])
+def test_fake_a_broken_answer_or_a_crash_is_an_internal_error(fake_minizinc, name):
+    with pytest.raises(nqcsp.InternalSolverError):
+        nqcsp.solve(8, [(0, 3)], solver="minizinc", mzn_solver=name, time_limit=20)
+
+
+def test_fake_running_out_of_memory_is_unknown_naming_memory(fake_minizinc):
+    result = nqcsp.solve(8, [(0, 3)], solver="minizinc", mzn_solver="oom", time_limit=20)
+    assert result.status is Status.UNKNOWN and result.stats["reason"].startswith("memory")
+
+
+def test_fake_minizinc_stopping_at_its_own_limit_is_unknown_within_the_promise(fake_minizinc):
+    started = time.perf_counter()
+    result = nqcsp.solve(8, [(0, 3)], solver="minizinc", mzn_solver="patient", time_limit=1.0)
+    took = time.perf_counter() - started
+    # Read from MiniZinc's own UNKNOWN status (its stats are there), not from a kill at the deadline.
+    assert result.status is Status.UNKNOWN and result.stats["mzn_solver"] == "patient", result.stats
+    assert "1.0 s" in result.stats["reason"]
+    assert took < 1.0 + 0.5
+
+
+def test_fake_the_deadline_kills_minizinc_and_its_children(fake_minizinc):
+    started = time.perf_counter()
+    result = nqcsp.solve(8, [(0, 3)], solver="minizinc", mzn_solver="hang", time_limit=1.0)
+    took = time.perf_counter() - started
+    assert result.status is Status.UNKNOWN and result.stats["stage"] == "search", result.stats
+    assert took < 1.0 + 0.5
+    child = int(fake_minizinc.read_text())
+    deadline = time.monotonic() + 3
+    while Path(f"/proc/{child}").exists() and "Z" not in _state(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{child}").exists() or "Z" in _state(child), "MiniZinc's child outlived the call"
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return "X"

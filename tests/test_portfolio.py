@@ -2,6 +2,7 @@
 
 import itertools
 import random
+import time
 
 import pytest
 from naive import naive_has_solution, naive_is_solution
@@ -49,14 +50,12 @@ def test_unsat_without_mandatory_queens():
 
 @pytest.mark.parametrize("cell", [(0, 0), (0, 7), (7, 0), (7, 7)])
 def test_codewars_call_never_gives_up_on_solvable_corners(cell):
-    for _ in range(10):
-        board = solve_n_queens(8, cell)
-        assert board != ""
-        n, cells = nqcsp.parse_board(board)
-        cols = [c for _, c in sorted(cells)]
-        assert naive_is_solution(8, cols, [cell])
+    board = solve_n_queens(8, cell)
+    n, cells = nqcsp.parse_board(board)
+    assert n == 8 and naive_is_solution(8, [c for _, c in sorted(cells)], [cell])
     for seed in range(20):
-        assert solve(8, [cell], seed=seed).status is Status.SAT
+        result = solve(8, [cell], seed=seed)
+        assert result.status is Status.SAT and naive_is_solution(8, result.columns.tolist(), [cell])
 
 
 def test_codewars_call_answers_empty_only_for_blockades():
@@ -122,15 +121,22 @@ def test_portfolio_raises_on_an_invalid_solution(monkeypatch):
         solve(problem)
 
 
-def test_time_limit_covers_the_portfolio():
-    result = solve(6, [(0, 0)], time_limit=60)
-    assert result.status is Status.UNSAT and result.stats["wall_s"] < 60
+def test_the_time_limit_reaches_every_stage_of_auto():
+    queens = random_completion(171, 141, 3)
+    # Solvable (the answer is verified here); this call also loads every kernel the spent call could need.
+    decided = solve(171, queens, time_limit=60)
+    assert decided.status is Status.SAT and naive_is_solution(171, decided.columns.tolist(), queens)
+    started = time.perf_counter()
+    spent = solve(171, queens, time_limit=1e-9)
+    assert time.perf_counter() - started < 0.5
+    assert spent.status is Status.UNKNOWN and "time limit" in spent.stats["reason"], spent.stats
+    assert spent.stats["stage"] in spent.stats["reason"]
 
 
 def test_canonical_cells_cover_the_board_once():
     for n in range(1, 12):
         seen = [orbit(n, cell) for cell in canonical_cells(n)]
-        assert set().union(*seen) == set(itertools.product(range(n), repeat=2)) if n else True
+        assert set().union(*seen) == set(itertools.product(range(n), repeat=2))
         assert sum(len(o) for o in seen) == n * n
 
 
@@ -158,3 +164,33 @@ def test_completion_instances_near_the_peak_are_decided_and_certified():
             assert result.certificate.checked
         else:
             assert naive_is_solution(30, result.columns.tolist(), queens)
+
+
+@pytest.mark.parametrize("solver", ["auto", "qs4"])
+def test_a_completion_whose_residual_cannot_fit_is_left_to_local_search(solver):
+    # The trivial pre-check built the 60,000 x 60,000 residual first: UNKNOWN "residual needs 80.5 GiB".
+    import numpy as np
+
+    from nqcsp import verify
+
+    n = 100_000
+    solution = solve(n, solver="qs4", seed=3).columns
+    rows = np.sort(np.random.default_rng(2).choice(n, 40_000, replace=False))
+    queens = np.column_stack((rows, solution[rows]))
+    result = solve(n, queens, solver=solver, seed=1, time_limit=30, memory_limit=2**32)
+    assert result.status is Status.SAT and verify(n, result.columns, queens)
+
+
+def test_the_stage_times_of_auto_are_measured_and_add_up_to_at_most_the_wall_time():
+    # Stages took their time from the backend's own stats: qs4 and sat report none, so a 9 s SAT stage
+    # showed 0.0 s.
+    import numpy as np
+
+    solution = solve(2000, solver="qs4", seed=5).columns
+    queens = [(row, int(solution[row])) for row in (3, 500, 1200, 1999)]
+    result = solve(2000, queens, seed=1)
+    assert result.status is Status.SAT and nqcsp.verify(2000, result.columns, queens)
+    stages = result.stats["stages"]
+    assert stages[-1]["solver"] == result.solver and stages[-1]["seconds"] > 0
+    assert sum(stage.get("seconds", 0.0) for stage in stages) <= result.stats["wall_s"]
+    assert np.all([stage["seconds"] >= 0 for stage in stages if "seconds" in stage])

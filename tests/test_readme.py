@@ -43,5 +43,5 @@ def test_the_first_lines_are_the_two_commands():
 
 def test_every_listed_command_exists():
     listed = set(re.findall(r"^nqcsp ([a-z-]+)", README, flags=re.MULTILINE)) - {"--version"}
-    choices = build_parser()._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse keeps them here
+    choices = build_parser()._subparsers._group_actions[0].choices
     assert listed and listed <= set(choices)

@@ -3,20 +3,22 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from naive import naive_count, naive_has_solution, naive_is_solution, naive_solutions
 
 pytest.importorskip("pysat")
 
-import nqcsp.drat  # noqa: E402
-from nqcsp import Problem, Status, solve  # noqa: E402
-from nqcsp.cli import main as cli_main  # noqa: E402
-from nqcsp.cnf import ENCODINGS, encode, parse_dimacs  # noqa: E402
-from nqcsp.contract import run_backend  # noqa: E402
-from nqcsp.drat import check_drat  # noqa: E402
-from nqcsp.limits import Limits  # noqa: E402
-from nqcsp.solvers import options_for  # noqa: E402
-from nqcsp.solvers.sat import PROOF_SOLVERS, count_solutions, enumerate_solutions  # noqa: E402
-from nqcsp.statement import reference_cnf  # noqa: E402
+import nqcsp.drat
+from nqcsp import Problem, Status, solve
+from nqcsp.cli import main as cli_main
+from nqcsp.cnf import ENCODINGS, encode, parse_dimacs
+from nqcsp.contract import run_backend
+from nqcsp.drat import check_drat
+from nqcsp.limits import Limits
+from nqcsp.solvers import options_for
+from nqcsp.solvers.sat import PROOF_SOLVER, PROOF_SOLVERS, new_solver
+from nqcsp.statement import reference_cnf
 
 A000170 = [1, 0, 0, 2, 10, 4, 40, 92]  # OEIS: solutions of n-queens, n = 1..8
 
@@ -220,6 +222,27 @@ def test_proof_false_turns_unsat_into_unknown_and_time_limits_give_unknown():
 # --- enumeration --------------------------------------------------------------------------------------
 
 
+def enumerate_solutions(problem, encoding="seqcounter", sat_solver=PROOF_SOLVER):
+    """Every model of the whole-grid CNF (``nqcsp export``'s), by blocking each found one: the encoding is
+    right when these are exactly the naive solutions. Cell (r, c) is variable r * n + c + 1."""
+    n = problem.n
+    formula = encode(problem, encoding)
+    solver = new_solver(sat_solver, formula.clauses(), formula)
+    try:
+        while solver.solve():
+            cells = [lit - 1 for lit in solver.get_model()[: n * n] if lit > 0]
+            assert len(cells) == n and sorted(cell // n for cell in cells) == list(range(n))
+            cols = tuple(cell % n for cell in sorted(cells))
+            yield cols
+            solver.add_clause([-(row * n + col + 1) for row, col in enumerate(cols)])
+    finally:
+        solver.delete()
+
+
+def count_solutions(problem, encoding, sat_solver):
+    return sum(1 for _ in enumerate_solutions(problem, encoding, sat_solver))
+
+
 @pytest.mark.parametrize("encoding, sat_solver", [("seqcounter", "cadical195"), ("commander", "glucose4"),
                                                   ("native", "minicard"), ("cardenc-bitwise", "minisat22")])
 def test_blocking_clause_counts_match_oeis_and_naive(encoding, sat_solver):
@@ -229,7 +252,7 @@ def test_blocking_clause_counts_match_oeis_and_naive(encoding, sat_solver):
 
 def test_enumeration_with_a_mandatory_queen_is_the_naive_set():
     for n, queens in [(6, [(1, 3)]), (8, [(0, 3)]), (8, [(2, 2), (0, 4)])]:
-        found = [tuple(cols.tolist()) for cols in enumerate_solutions(Problem(n, queens))]
+        found = list(enumerate_solutions(Problem(n, queens)))
         assert len(found) == len(set(found))
         assert set(found) == set(naive_solutions(n, queens))
 
@@ -273,8 +296,12 @@ def test_check_proof_cli_exit_codes(tmp_path):
         return subprocess.run([sys.executable, "-m", "nqcsp", "check-proof", *args], capture_output=True,
                               text=True, timeout=120)
 
-    assert run(str(cnf), str(good)).returncode == 0
-    assert run(str(cnf), str(truncated)).returncode == 1
+    # A commander CNF is not the reference statement: a valid proof of it proves nothing about a board,
+    # unless the plain check is asked for.
+    plain = run(str(cnf), str(good))
+    assert plain.returncode == 1 and "not the reference statement" in plain.stdout
+    assert run("--any-cnf", str(cnf), str(good)).returncode == 0
+    assert run("--any-cnf", str(cnf), str(truncated)).returncode == 1
     bad = run(str(cnf), str(garbage))
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert run(str(good), str(good)).returncode == 2          # a proof is not a CNF
@@ -285,7 +312,67 @@ def test_export_refuses_bad_input():
     assert cli_main(["export", "4", "--queen", "9,9"]) == 2
 
 
+def test_a_pairwise_export_beyond_a_stated_size_is_refused_naming_the_bytes(capsys):
+    # n = 600 grew to 24 GB in memory and was killed; n = 1500 exited 4 with MemoryError.
+    assert cli_main(["export", "1500", "--encoding", "pairwise", "--max-size", "1G"]) == 2
+    err = capsys.readouterr().err
+    assert "GiB" in err and "bytes)" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("n, queens",
+                         [(0, []), (1, [(0, 0)]), (2, []), (7, [(0, 1), (2, 2)]), (30, [(3, 4)])])
+def test_the_streamed_pairwise_export_is_the_pairwise_formula(n, queens, capsysbinary):
+    from nqcsp.cnf import dimacs_text, pairwise_grid_size, pairwise_grid_text_bytes
+
+    problem = Problem(n, queens)
+    args = ["export", str(n), *[arg for r, c in queens for arg in ("--queen", f"{r},{c}")], "--encoding",
+            "pairwise"]
+    assert cli_main(args) == 0
+    streamed = capsysbinary.readouterr().out
+    formula = encode(problem, "pairwise")
+    assert streamed.decode("ascii") == dimacs_text(formula)
+    assert pairwise_grid_size(problem) == (formula.num_vars, formula.num_clauses)
+    assert len(streamed) <= pairwise_grid_text_bytes(problem)
+
+
 def test_import_nqcsp_loads_neither_pysat_nor_dratify():
     code = "import sys, nqcsp; print(any(m.split('.')[0] in ('pysat', 'dratify') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_pairwise_formula_of_terabytes_is_refused_at_once():
+    # Sizing the formula counted 16 M cells outside the clock: 2.2-3.7 s to say it needs terabytes.
+    import time
+
+    started = time.perf_counter()
+    result = solve(4000, solver="sat", encoding="pairwise", time_limit=1, memory_limit=2**33)
+    assert time.perf_counter() - started <= 1.5
+    assert result.status is Status.UNKNOWN
+    assert "TiB" in result.stats["reason"] and "at least" in result.stats["reason"]
+
+
+def test_the_reference_lower_bound_never_exceeds_the_count():
+    from nqcsp.cnf import reference_clauses_at_least, reference_size
+    from nqcsp.completion import random_completion
+    from nqcsp.residual import residual_of
+
+    for seed in range(30):
+        problem = Problem(30, random_completion(30, seed % 20, seed))
+        if problem.attack is None and problem.free_row_count:
+            residual = residual_of(problem)
+            statement = reference_cnf(problem)
+            assert reference_clauses_at_least(residual) <= reference_size(residual)[1] \
+                == len(statement.clauses)
+
+
+@given(st.one_of(st.binary(max_size=300).map(lambda b: b.decode("latin-1")),
+                 st.text(alphabet="pcnf 0123456789-\n", max_size=300)))
+@example("p cnf -5 0\n")
+@settings(max_examples=200, deadline=None)
+def test_hostile_dimacs_text_parses_or_is_a_value_error(text):
+    try:
+        num_vars, clauses = parse_dimacs(text)
+    except ValueError:
+        return
+    assert num_vars >= 0 and all(0 < abs(lit) <= num_vars for clause in clauses for lit in clause)

@@ -95,3 +95,8 @@ def test_each_family_is_checked_in_separate_passes_as_in_one(monkeypatch, fused_
     for cols, kind in ((same_column, "column"), (anti, "anti-diagonal"), (diagonal, "a diagonal")):
         assert not naive_is_solution(n, cols)
         assert kind in find_violation(n, cols)
+
+
+def test_a_column_beyond_64_bits_is_false_not_an_overflow():
+    assert verify(4, [1, 3, 0, 2**63]) is False
+    assert "outside" in find_violation(4, [1, 3, 0, -(2**64)])

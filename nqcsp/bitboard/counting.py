@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
+from nqcsp.lazy import load
 from nqcsp.parallel import cpu_count
 from nqcsp.problem import Cell, Problem, as_problem
 from nqcsp.symmetry import SYMMETRIES, Symmetry, cell_image
@@ -23,12 +25,12 @@ from nqcsp.symmetry import SYMMETRIES, Symmetry, cell_image
 MAX_N = 64            # one uint64 per row
 _BATCH = 64           # prefixes per kernel call when counting
 _SOLUTION_BATCH = 4096
+# Search steps per enumeration call: a few milliseconds.
+_ENUMERATION_STEPS = 1 << 20
 
 
-def _kernels():
-    from nqcsp.bitboard import kernels
-
-    return kernels
+def _kernels() -> ModuleType:
+    return load("nqcsp.bitboard.kernels")
 
 
 def allowed_masks(problem: Problem) -> np.ndarray:
@@ -164,13 +166,15 @@ def _prefixes(allowed: np.ndarray, required: np.ndarray, depth: int) -> np.ndarr
     state = np.zeros((n + 1, 5), dtype=np.uint64)
     kernels.start_enumeration(n, allowed, required, state)
     chunks = []
-    while True:
+    while not _enumeration_done(state, n):
         out = np.empty((_SOLUTION_BATCH, depth), dtype=np.int64)
-        written = kernels.enumerate_batch(n, allowed, required, depth, state, out)
+        written = kernels.enumerate_batch(n, allowed, required, depth, state, out, _ENUMERATION_STEPS)
         chunks.append(out[:written])
-        if written < len(out):
-            break
-    return np.concatenate(chunks)
+    return np.concatenate(chunks) if chunks else np.empty((0, depth), dtype=np.int64)
+
+
+def _enumeration_done(state: np.ndarray, n: int) -> bool:
+    return bool(state[n, 0] == np.uint64(2**64 - 1))
 
 
 @dataclass(frozen=True)
@@ -305,19 +309,26 @@ def _count(problem: Problem, symmetry: bool, executor: Executor | None,
         return total, leaves
     tasks = _tasks(problem, symmetry, _prefix_depth(problem.n), _BATCH)
     prefixes = sum(len(task.prefixes) for task in tasks)
-    done = [0]
+    prefixes_done = [0]
 
     def run(task: CountTask) -> tuple[int, int]:
         result = run_count_task(task)
         if progress is not None:
-            done[0] += len(task.prefixes)   # only read for display; a lost update does not touch the count
-            progress(done[0], prefixes)
+            prefixes_done[0] += len(task.prefixes)   # only read for display; a lost update leaves the count
+            progress(prefixes_done[0], prefixes)
         return result
 
     if len(tasks) == 1:
         return run(tasks[0])
-    with ThreadPoolExecutor(max_workers=cpu_count()) as pool:
+    pool = ThreadPoolExecutor(max_workers=cpu_count())
+    try:
         results = list(pool.map(run, tasks))
+    except BaseException:
+        # Ctrl-C: the queued tasks are dropped at once (leaving the pool's context would run them all,
+        # 19 s at n = 19); the running ones end with their task.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return sum(r[0] for r in results), sum(r[1] for r in results)
 
 
@@ -364,8 +375,8 @@ def _solutions(problem: Problem) -> Iterator[tuple[int, ...]]:
     state = np.zeros((n + 1, 5), dtype=np.uint64)
     kernels.start_enumeration(n, allowed, required, state)
     out = np.empty((_SOLUTION_BATCH, n), dtype=np.int64)
-    while True:
-        written = kernels.enumerate_batch(n, allowed, required, n, state, out)
+    while not _enumeration_done(state, n):
+        # A bounded number of search steps per call: Python sees Ctrl-C between calls (the first solution
+        # of n = 40 takes longer than anyone waits).
+        written = kernels.enumerate_batch(n, allowed, required, n, state, out, _ENUMERATION_STEPS)
         yield from map(tuple, out[:written].tolist())
-        if written < len(out):
-            return

@@ -304,16 +304,19 @@ def start_enumeration(n, allowed, required, state):
 
 
 @njit(cache=True, nogil=True)
-def enumerate_batch(n, allowed, required, depth, state, out):
-    """Fill ``out`` with the next placements of the first ``depth`` rows, in lexicographic order.
+def enumerate_batch(n, allowed, required, depth, state, out, budget):
+    """Fill ``out`` with the next placements of the first ``depth`` rows, in lexicographic order, in at
+    most ``budget`` steps of the search.
 
-    Resumable: the DFS stack lives in ``state``; a call returns how many rows of ``out`` it wrote, and
-    fewer than ``out.shape[0]`` only when the tree is exhausted.
+    Resumable: the DFS stack lives in ``state``; a call returns how many rows of ``out`` it wrote. The
+    tree is exhausted when ``state[n, 0]`` is all ones (``enumeration_done``).
     """
     row = np.int64(state[n, 0])
     last = depth - 1
     written = 0
-    while row >= 0 and written < out.shape[0]:
+    steps = 0
+    while row >= 0 and written < out.shape[0] and steps < budget:
+        steps += 1
         free = state[row, 0]
         if free == ZERO:
             row -= 1

@@ -9,10 +9,13 @@ to about ``CHUNK_S`` seconds, and the deadline is checked between chunks.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from nqcsp.bitboard.residual_proof import ProofTables
+from nqcsp.lazy import load
 from nqcsp.limits import Limits
 from nqcsp.residual import Residual
 
@@ -27,14 +30,14 @@ def words_for(free: int) -> int:
 
 def state_bytes(free: int, span: int) -> int:
     """Bytes of the search state for ``free`` free lines whose columns span ``span`` full-board columns:
-    per level, every line's mask and count; plus the column lookup."""
+    per level, every line's mask and count; plus the column lookup and which level took each cell."""
     words = words_for(free)
     levels = free + 1
-    return levels * (2 * free * (words + 1) + words + free + 1) * 8 + 4 * span + 16 * free
+    return levels * (2 * free * (words + 1) + words + free + 1) * 8 + 4 * span + 16 * free + 4 * free * free
 
 
 @dataclass(frozen=True)
-class Outcome:
+class SearchOutcome:
     """``solution`` (full-board columns by row) when found, ``exhausted`` when there is none, neither when
     the deadline came first; ``nodes`` placed."""
 
@@ -42,6 +45,7 @@ class Outcome:
     exhausted: bool
     nodes: int
     search_s: float
+    proof_bytes: int = 0
 
 
 def _pack(bits: np.ndarray, words: int) -> np.ndarray:
@@ -54,18 +58,30 @@ def _pack(bits: np.ndarray, words: int) -> np.ndarray:
     return packed.view("<u8").astype(np.uint64)
 
 
-def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER) -> Outcome:
+def proof_room(free: int) -> int:
+    """Bytes of the kernel's lemma buffer: room for many lemmas of ``free`` lines between two drains."""
+    return max(1 << 22, 64 * (8 * (4 * free + 8) + 16 * words_for(free)))
+
+
+def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
+                   proof: ProofTables | None = None,
+                   sink: Callable[[bytes], bool] | None = None) -> SearchOutcome:
     """Search ``residual`` until a solution, exhaustion or the deadline (checked between chunks).
 
     The caller has checked the memory (``state_bytes``): the per-level state grows as free^3 / 32 bytes,
     about 34 MB at 512 free lines, the registry's ``max_free`` for ``backtrack``.
+
+    With ``proof`` (the statement's clause numbers), every failed node becomes a binary LRAT lemma,
+    streamed in chunks to ``sink``; an exhausted search has then written the whole refutation, ending in
+    the empty clause. ``sink`` answers False to stop the proof (too big to keep): the search goes on
+    without it.
     """
-    from nqcsp.bitboard import residual_kernels as kernels
+    kernels = load("nqcsp.bitboard.residual_kernels")
 
     started = time.perf_counter()
     k = residual.size
     if k == 0:
-        return Outcome(residual.lift(np.empty(0, dtype=np.int64)), False, 0, 0.0)
+        return SearchOutcome(residual.lift(np.empty(0, dtype=np.int64)), False, 0, 0.0)
     words = words_for(k)
     rows = np.ascontiguousarray(residual.rows, dtype=np.int64)
     cols = np.ascontiguousarray(residual.cols, dtype=np.int64)
@@ -84,19 +100,46 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER)
     picks = np.zeros((k, 2), dtype=np.int64)
     score = np.zeros((k + 1, k), dtype=np.int64)
     stats = np.zeros(3, dtype=np.int64)   # depth, nodes, outcome
+    removed_by = np.zeros((k, k), dtype=np.int32)  # the level whose queen took each cell away
+    proving = proof is not None and sink is not None
+    if proof is not None and sink is not None:
+        cells, pairs, alo = proof.cells, proof.pairs, proof.alo
+        children = np.zeros(k * (k + 1) + 2, dtype=np.int64)
+        child_start = np.zeros(k + 1, dtype=np.int64)
+        out = np.zeros(proof_room(k), dtype=np.uint8)
+    else:
+        cells = np.zeros((1, 1, 9), dtype=np.int64)
+        pairs = np.zeros((1, 2), dtype=np.int64)
+        alo = children = child_start = np.zeros(1, dtype=np.int64)
+        out = np.zeros(1, dtype=np.uint8)
+    # bytes waiting in out, next lemma number, children on the stack, error
+    proof_state = np.array([0, proof.clauses + 1 if proof is not None else 0, 0, 0], dtype=np.int64)
+    written = 0
     budget = _FIRST_CHUNK
     while stats[2] == 0:
         if limits.expired():
-            return Outcome(None, False, int(stats[1]), time.perf_counter() - started)
+            return SearchOutcome(None, False, int(stats[1]), time.perf_counter() - started)
         chunk_started = time.perf_counter()
+        nodes_before = int(stats[1])
         kernels.search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score,
-                       picks, stats, budget, order)
+                       picks, stats, budget, order, removed_by, proving, cells, pairs, alo, children,
+                       child_start, out, proof_state)
+        if proving:
+            if proof_state[3]:
+                raise RuntimeError("the proof kernel found a removed cell that no decision removed")
+            if proof_state[0]:
+                assert sink is not None
+                proving = sink(out[:proof_state[0]].tobytes())
+                written += int(proof_state[0])
+                proof_state[0] = 0
         spent = time.perf_counter() - chunk_started
         # Grow or shrink the chunk towards CHUNK_S so the deadline is seen often, at little overhead.
-        budget = int(min(budget * 4, max(64, budget * CHUNK_S / max(spent, 1e-6))))
+        # From the nodes actually searched: a chunk cut short to drain the proof says nothing of the rate.
+        done = max(int(stats[1]) - nodes_before, 1)
+        budget = int(min(budget * 4, max(64, done * CHUNK_S / max(spent, 1e-6))))
     elapsed = time.perf_counter() - started
     if stats[2] < 0:
-        return Outcome(None, True, int(stats[1]), elapsed)
+        return SearchOutcome(None, True, int(stats[1]), elapsed, written if proving else 0)
     residual_cols = np.empty(k, dtype=np.int64)
     residual_cols[picks[:, 0]] = cols[picks[:, 1]]
-    return Outcome(residual.lift(residual_cols), False, int(stats[1]), elapsed)
+    return SearchOutcome(residual.lift(residual_cols), False, int(stats[1]), elapsed)

@@ -7,14 +7,18 @@ import contextlib
 import json
 import sys
 
-from nqcsp.cli.common import EXIT_OK, UsageError, board_size_arg
-
-EXIT_INTERRUPTED = 130
+from nqcsp.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    UsageError,
+    add_executor_arguments,
+    board_size_arg,
+    executor_from_args,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from nqcsp.parallel import add_executor_arguments
-
     parser = sub.add_parser(
         "blockades", help="sweep every cell of boards N..M",
         description="For every cell (up to the 8 board symmetries) of every board size N..M: a verified "
@@ -26,7 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--cells", action="store_true", help="with --format json: every cell's verdict")
     add_executor_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, metavar="K")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    bar = parser.add_mutually_exclusive_group()
+    bar.add_argument("--no-progress", action="store_true",
+                     help="no progress bar on stderr (there is none when stderr is not a terminal)")
+    bar.add_argument("--progress", action="store_true",
+                     help="the progress bar on stderr even when it is not a terminal (a log file)")
     parser.set_defaults(run=run)
 
 
@@ -34,7 +42,6 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from nqcsp.blockades import class_count, iter_sweep, load_solvers
-    from nqcsp.parallel import executor_from_args
 
     last = args.first if args.last is None else args.last
     if last < args.first:
@@ -45,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         # The executor before the bar: the bar's monitor thread would keep a local cluster from forking.
         with executor_from_args(args, warm=load_solvers) as executor, \
-                tqdm(total=total, unit="cell", disable=args.no_progress, file=sys.stderr) as bar, \
+                tqdm(total=total, unit="cell", file=sys.stderr,
+                     disable=args.no_progress or not (args.progress or sys.stderr.isatty())) as bar, \
                 contextlib.closing(iter_sweep(sizes, executor=executor, seed=args.seed)) as finished:
             for board in finished:
                 boards.append(board)
@@ -57,6 +65,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"nqcsp: interrupted: {len(boards)} of {len(sizes)} boards finished and written\n")
         return EXIT_INTERRUPTED
     write_boards(sorted(boards, key=lambda b: b.n), args)
+    undecided = sum(len(board.undecided_classes) for board in boards)
+    if undecided:
+        # A board with an undecided class has no proven blocked count: a script must not take it for one.
+        sys.stderr.write(f"nqcsp: {undecided} cell classes undecided (no checked proof and no witness; "
+                         "install pysat or ortools for a second complete backend): their boards' blocked "
+                         "counts are not proven\n")
+        return EXIT_UNKNOWN
     return EXIT_OK
 
 
@@ -72,6 +87,8 @@ def write_boards(boards: list, args: argparse.Namespace) -> None:
         witnesses = ", ".join(f"{name} {count}" for name, count in board.witnesses_by_solver.items()) or "-"
         proofs = ", ".join(f"{kind} {count}" for kind, count in board.proofs_by_kind.items()) or "-"
         cells = " ".join(f"{r},{c}" for r, c in board.blocked_classes) or "-"
-        print(f"{board.n:>5} {board.classes:>8} {len(board.blocked):>8} {board.seconds:>8.2f}  "
-              f"{witnesses}; {proofs}; {cells}")
+        undecided = " ".join(f"{r},{c}" for r, c in board.undecided_classes)
+        blocked = f"{len(board.blocked)}{'?' if undecided else ''}"
+        print(f"{board.n:>5} {board.classes:>8} {blocked:>8} {board.seconds:>8.2f}  "
+              f"{witnesses}; {proofs}; {cells}" + (f"; UNDECIDED {undecided}" if undecided else ""))
     sys.stdout.flush()

@@ -10,8 +10,14 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
 
-from nqcsp.cli.common import EXIT_OK, EXIT_USAGE, board_size_arg, queen_arg
-from nqcsp.parallel import add_executor_arguments, executor_from_args
+from nqcsp.cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    add_executor_arguments,
+    add_queen_argument,
+    board_size_arg,
+    executor_from_args,
+)
 
 # Below this n a count takes well under a second and a bar would only flicker.
 PROGRESS_FROM_N = 15
@@ -21,8 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("count", help="count every solution (n <= 64; exact)",
                             description="Count the solutions of N queens containing the mandatory ones.")
     parser.add_argument("n", type=board_size_arg, metavar="N", help="board size")
-    parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
-                        help="a mandatory queen, 0-based row and column (repeatable)")
+    add_queen_argument(parser)
     parser.add_argument("--no-symmetry", action="store_true",
                         help="search every board instead of one per symmetry class (for cross-checks)")
     parser.add_argument("--unique", action="store_true",

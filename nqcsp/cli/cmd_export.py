@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
+from collections.abc import Callable
+from typing import BinaryIO
 
-from nqcsp.cli.common import EXIT_OK, EXIT_UNKNOWN, UsageError, board_size_arg, fail, queen_arg
+from nqcsp.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_queen_argument,
+    board_size_arg,
+    memory_arg,
+)
 from nqcsp.problem import Problem
 
 REFERENCE = "reference"
@@ -23,13 +33,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "variable row*N + col + 1; 'reference' writes the auditable statement every nqcsp DRAT "
                     "proof refutes (the residual board, pairwise, its variable map in the header).")
     parser.add_argument("n", type=board_size_arg, metavar="N", help="board size")
-    parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
-                        help="a mandatory queen, 0-based row and column (repeatable)")
+    add_queen_argument(parser)
     parser.add_argument("--format", choices=("dimacs",), default="dimacs", help="output format (dimacs)")
     clausal = [REFERENCE, *(e for e in ENCODINGS if e != "native")]
     parser.add_argument("--encoding", choices=clausal, default="commander", metavar="E",
                         help=f"cardinality encoding (default commander): {', '.join(clausal)}")
     parser.add_argument("--output", "-o", default="-", metavar="FILE", help="output file, '-' for stdout")
+    parser.add_argument("--max-size", type=memory_arg, default=None, metavar="BYTES",
+                        help="refuse a CNF whose text would exceed BYTES, e.g. 10G (a file is also refused "
+                             "when it would not fit on its disk)")
     parser.set_defaults(run=run)
 
 
@@ -54,18 +66,55 @@ def text_of(problem: Problem, encoding: str) -> str:
         limits.need_memory("build", GRID_BYTES_PER_CELL * n * n, f"the {encoding} CNF of {n} x {n} cells")
         return dimacs_text(encode(problem, encoding))
     except Unfinished as exc:
-        fail(f"cannot export: {exc.reason}", EXIT_UNKNOWN)
+        raise UsageError(f"cannot export: {exc.reason}") from None
+
+
+def check_room(text_bytes: int, args: argparse.Namespace) -> None:
+    """Refuse, naming the size, a CNF over ``--max-size`` or larger than the free space of its disk."""
+    from nqcsp.limits import format_bytes
+
+    size = f"the {args.encoding} CNF of N = {args.n} is about {format_bytes(text_bytes)} ({text_bytes} bytes)"
+    if args.max_size is not None and text_bytes > args.max_size:
+        raise UsageError(f"{size}, over --max-size {format_bytes(args.max_size)}")
+    if args.output != "-":
+        folder = os.path.dirname(os.path.abspath(args.output))
+        try:
+            free = shutil.disk_usage(folder).free
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output!r}: {exc.strerror}") from None
+        if text_bytes > free:
+            raise UsageError(f"{size}, more than the {format_bytes(free)} free on the disk of {folder!r}")
 
 
 def run(args: argparse.Namespace) -> int:
-    text = text_of(Problem(args.n, args.queen), args.encoding)
-    if args.output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    problem = Problem(args.n, args.queen)
+    if args.encoding == "pairwise":
+        # Cubic in N (n = 600 is about 6 GB of text): sized in closed form, streamed a chunk at a time.
+        from nqcsp.cnf import pairwise_grid_bytes, pairwise_grid_text_bytes, stream_pairwise_dimacs
+        from nqcsp.limits import Limits, Unfinished
+
+        check_room(pairwise_grid_text_bytes(problem), args)
+        try:
+            Limits.unlimited().need_memory("build", pairwise_grid_bytes(problem.n),
+                                           f"streaming the pairwise CNF of {problem.n} x {problem.n} cells")
+        except Unfinished as exc:
+            raise UsageError(f"cannot export: {exc.reason}") from None
+        write_bytes(args.output, lambda out: stream_pairwise_dimacs(problem, out))
         return EXIT_OK
-    try:
-        with open(args.output, "w", encoding="ascii") as out:
-            out.write(text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.output!r}: {exc.strerror}") from None
+    text = text_of(problem, args.encoding).encode("ascii")
+    check_room(len(text), args)
+    write_bytes(args.output, lambda out: out.write(text))
     return EXIT_OK
+
+
+def write_bytes(path: str, write: Callable[[BinaryIO], object]) -> None:
+    if path == "-":
+        sys.stdout.flush()
+        write(sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        with open(path, "wb") as out:
+            write(out)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path!r}: {exc.strerror}") from None

@@ -6,7 +6,7 @@ import argparse
 import itertools
 import sys
 
-from nqcsp.cli.common import EXIT_OK, board_size_arg, positive_int_arg, queen_arg
+from nqcsp.cli.common import EXIT_OK, add_queen_argument, board_size_arg, positive_int_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -14,8 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                             description="Print the solutions containing the mandatory queens, one per "
                                         "line as the column of each row, in lexicographic order.")
     parser.add_argument("n", type=board_size_arg, metavar="N", help="board size")
-    parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
-                        help="a mandatory queen, 0-based row and column (repeatable)")
+    add_queen_argument(parser)
     parser.add_argument("--limit", type=positive_int_arg, default=None, metavar="K",
                         help="stop after K solutions")
     parser.set_defaults(run=run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from nqcsp.cli.batch import add_batch_arguments, run_batch
 from nqcsp.cli.common import (
@@ -14,14 +14,18 @@ from nqcsp.cli.common import (
     EXIT_OK,
     EXIT_UNKNOWN,
     UsageError,
+    add_queen_argument,
     board_size_arg,
     memory_arg,
     positive_float_arg,
     queen_arg,
     read_input,
+    write_json_record,
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from nqcsp.result import Result
 
 BOARD_TEXT_UP_TO = 100
@@ -39,8 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_problem_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
-                        help="a mandatory queen, 0-based row and column (repeatable)")
+    add_queen_argument(parser)
     parser.add_argument("--solver", default="auto",
                         help="backend name, or auto (default); see `nqcsp solvers`")
     parser.add_argument("--format", choices=("board", "columns", "json"), default=None,
@@ -50,13 +53,20 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-limit", type=memory_arg, default=None, metavar="BYTES",
                         help="memory the call may use, e.g. 2G (default: what is available now)")
     parser.add_argument("--seed", type=int, default=None, metavar="K", help="random seed")
+    parser.add_argument("--option", "-O", type=option_arg, action="append", default=[], metavar="KEY=VALUE",
+                        help="a backend option (repeatable), VALUE read as JSON when it is JSON (2, true, "
+                             "null, {...}), else as text: --solver sat --option encoding=pairwise; checked "
+                             "like a batch line's (see `nqcsp solvers`)")
     parser.add_argument("--proof-dir", metavar="DIR", default=None,
-                        help="write the UNSAT certificate to DIR: certificate.json, and for a DRAT proof "
-                             "statement.cnf and proof.drat (check them with 'nqcsp check-proof')")
+                        help="write the UNSAT certificate to DIR: certificate.json, and for a proof "
+                             "statement.cnf with proof.lrat or proof.drat (check them with 'nqcsp "
+                             "check-proof'); a SAT or UNKNOWN answer writes nothing there and says so on "
+                             "stderr")
 
 
 def run(args: argparse.Namespace) -> int:
     from nqcsp.api import solve
+    from nqcsp.result import Status
 
     if args.batch is not None:
         if args.n is not None or args.queen or args.queens_file or args.proof_dir:
@@ -72,16 +82,83 @@ def run(args: argparse.Namespace) -> int:
     if fmt == "board":
         # Refused before solving: the board text of a big n cannot be held, whatever the answer.
         check_board_fits(args.n, args.memory_limit)
-    result = solve(args.n, queens, solver=args.solver, time_limit=args.time_limit, seed=args.seed,
-                   memory_limit=args.memory_limit)
-    if args.proof_dir is not None and result.certificate is not None:
-        from nqcsp.certify import write_certificate
-
-        try:
-            write_certificate(result.certificate, args.proof_dir)
-        except OSError as exc:
-            raise UsageError(f"cannot write the certificate to {args.proof_dir!r}: {exc.strerror}") from None
+    time_limit = args.time_limit
+    writing = 0.0 if time_limit is None else output_seconds(args.n, fmt)
+    if time_limit is not None:
+        # Writing a solution is a stage of the call like any other: its time is kept back from the solve.
+        # When it alone exceeds the limit, a short solve still answers what is small to write (no solution,
+        # a memory limit).
+        time_limit = time_limit - writing if writing < time_limit else WRITE_LESS_SHARE * time_limit
+    result = solve(args.n, queens, solver=args.solver, time_limit=time_limit, seed=args.seed,
+                   memory_limit=args.memory_limit, **backend_options(args.option))
+    if args.time_limit is not None and writing >= args.time_limit and result.status is Status.SAT:
+        sys.stdout.write(f"unknown: time limit: writing the solution for N = {args.n} as {fmt} needs about "
+                         f"{writing:.2g} s, over the time limit of {args.time_limit} s\n")
+        return EXIT_UNKNOWN
+    if args.proof_dir is not None:
+        write_proof_dir(result, args.proof_dir)
     return write_result(result, fmt)
+
+
+def write_proof_dir(result: Result, directory: str) -> None:
+    """The certificate of an UNSAT answer into ``directory``; for any other answer a note on stderr, so
+    that an empty directory is never mistaken for a missing proof."""
+    from nqcsp.certify import write_certificate
+
+    if result.certificate is None:
+        what = "a verified solution needs no proof" if result.columns is not None else "there is no answer"
+        sys.stderr.write(f"nqcsp: --proof-dir: nothing written to {directory!r}: the answer is "
+                         f"{result.status} ({what})\n")
+        return
+    try:
+        write_certificate(result.certificate, directory)
+    except OSError as exc:
+        raise UsageError(f"cannot write the certificate to {directory!r}: {exc.strerror}") from None
+
+
+# Board text is rendered by numpy at about 1 ns a byte (n (n + 1) bytes); JSON joins the columns text
+# once more in Python.
+BOARD_S_PER_BYTE = 2e-9
+# The share of the time limit a solve gets when writing a solution could not fit in the limit anyway.
+WRITE_LESS_SHARE = 0.05
+JSON_FACTOR = 2.0
+
+
+def output_seconds(n: int, fmt: str) -> float:
+    """About how long writing a SAT answer of size n takes in ``fmt``."""
+    from nqcsp.board import columns_text_seconds
+
+    if fmt == "board":
+        return BOARD_S_PER_BYTE * n * (n + 1)
+    return columns_text_seconds(n) * (JSON_FACTOR if fmt == "json" else 1.0)
+
+
+# Keywords of nqcsp.solve that have their own flags.
+_NOT_OPTIONS = ("n", "queens", "solver", "time_limit", "seed", "memory_limit")
+
+
+def option_arg(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` as (key, value): VALUE as JSON when it parses, else the text itself. The registry
+    checks the value, as for a batch line or a keyword of ``nqcsp.solve``."""
+    key, equals, value = text.partition("=")
+    key = key.strip()
+    if not equals or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"an option is KEY=VALUE, got {text!r}")
+    if key in _NOT_OPTIONS:
+        raise argparse.ArgumentTypeError(f"{key} is not a backend option; use --{key.replace('_', '-')}")
+    try:
+        return key, json.loads(value)
+    except (ValueError, RecursionError):
+        return key, value
+
+
+def backend_options(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in options:
+            raise UsageError(f"option {key} is given twice")
+        options[key] = value
+    return options
 
 
 def check_board_fits(n: int, memory_limit: int | None) -> None:
@@ -101,6 +178,8 @@ def parse_queens_text(text: str, source: str) -> list[tuple[int, int]]:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise UsageError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        except RecursionError:
+            raise UsageError(f"{source}: the JSON nests too deeply to be a list of queens") from None
         if isinstance(data, dict):
             data = data.get("queens", [])
         if not isinstance(data, list):
@@ -129,8 +208,9 @@ def exit_code(result: Result) -> int:
 
 
 def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> int:
-    from nqcsp.board import format_columns
+    from nqcsp.api import TRIVIAL
     from nqcsp.result import Status
+    from nqcsp.solvers.base import REASON
 
     out = out or sys.stdout
     fmt = fmt or ("board" if result.n <= BOARD_TEXT_UP_TO else "columns")
@@ -139,32 +219,36 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
     elif result.status is Status.SAT:
         if fmt == "board":
             out.write(result.board())
-        else:
-            for chunk in format_columns(result.columns):
-                out.write(chunk)
+        elif result.columns is not None:
+            write_columns(result.columns, out)
     elif result.status is Status.UNSAT:
         certificate = result.certificate
         summary = certificate.summary() if certificate is not None else "no certificate"
         claim = "" if certificate is not None and certificate.checked else " - a claim, not a proof"
-        out.write(f"no solution ({summary}{claim})\n")
+        # Every call answers the trivial cases before any backend runs, whichever one was named.
+        source = "; found by the pre-check, before any backend" if result.solver == TRIVIAL else ""
+        out.write(f"no solution ({summary}{claim}{source})\n")
     else:
-        out.write(f"unknown: {result.stats.get('reason', 'gave up')}\n")
+        out.write(f"unknown: {result.stats.get(REASON, 'gave up')}\n")
     out.flush()
     return exit_code(result)
 
 
+def write_columns(columns: np.ndarray, out: TextIO) -> None:
+    """Columns text, as bytes straight to the binary stream under ``out`` when it has one."""
+    from nqcsp.board import column_text_chunks, format_columns
+
+    binary = getattr(out, "buffer", None)
+    if binary is None:
+        for text in format_columns(columns):
+            out.write(text)
+        return
+    out.flush()
+    for chunk in column_text_chunks(columns):
+        binary.write(chunk)
+    binary.flush()
+
+
 def write_json(result: Result, out: TextIO) -> None:
     """One JSON object; the columns are streamed in chunks, so n = 10^8 needs no giant string."""
-    from nqcsp.board import format_columns
-
-    record = result.to_json(with_columns=False)
-    if result.columns is None:
-        out.write(json.dumps(record, default=str) + "\n")
-        return
-    head = json.dumps(record, default=str)
-    out.write(head[:-1] + (', "columns": [' if len(head) > 2 else '{"columns": ['))
-    first = True
-    for chunk in format_columns(result.columns):
-        out.write(("" if first else ",") + chunk.rstrip("\n").replace("\n", ","))
-        first = False
-    out.write("]}\n")
+    write_json_record(result.to_json(with_columns=False), result.columns, out)

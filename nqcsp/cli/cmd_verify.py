@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from nqcsp.cli.common import EXIT_NO, EXIT_OK, UsageError, queen_arg, read_input
+from nqcsp.cli.common import EXIT_NO, EXIT_OK, UsageError, add_queen_argument, read_input
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -12,8 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                             description="Check board text ('.' and 'Q' rows) or whitespace-separated "
                                         "columns, one per row. Exit 0 when valid, 1 when not.")
     parser.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, '-' for stdin")
-    parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
-                        help="a mandatory queen the solution must contain (repeatable)")
+    add_queen_argument(parser, help="a mandatory queen the solution must contain (repeatable)")
     parser.set_defaults(run=run)
 
 

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import sys
-from typing import NoReturn
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    import numpy as np
 
 # Exit codes, documented in the README.
 EXIT_OK = 0          # SAT / valid / command done
@@ -89,12 +97,93 @@ def fail(message: str, code: int) -> NoReturn:
 
 def read_input(path: str) -> str:
     """Text of FILE, or of stdin for '-'."""
-    if path == "-":
-        return sys.stdin.read()
     try:
-        with open(path, encoding="utf-8") as handle:
+        return read_input_bytes(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path!r} is not text") from None
+
+
+def read_input_bytes(path: str) -> bytes:
+    """Bytes of FILE, or of stdin for '-' (for input decoded piece by piece)."""
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as handle:
             return handle.read()
     except OSError as exc:
         raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path!r} is not text") from None
+
+
+def add_queen_argument(parser: argparse.ArgumentParser,
+                       help: str = "a mandatory queen, 0-based row and column (repeatable)") -> None:
+    """``--queen R,C`` (``-q``), repeatable, collected in ``args.queen``."""
+    parser.add_argument("--queen", "-q", type=queen_arg, action="append", default=[], metavar="R,C",
+                        help=help)
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser, *, default_jobs: int | None = None) -> None:
+    """``--jobs K``, ``--scheduler ADDRESS`` and ``--dask``: where a command's parallel work runs."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on a running Dask cluster, e.g. tcp://host:8786 (pip install 'nqcsp[dask]')")
+    where.add_argument("--dask", action="store_true",
+                       help="run on a local Dask cluster of --jobs worker processes")
+    default = "one per core" if default_jobs is None else str(default_jobs)
+    parser.add_argument("--jobs", type=positive_int_arg, default=default_jobs, metavar="K",
+                        help=f"worker processes (default: {default}); ignored with --scheduler")
+
+
+@contextlib.contextmanager
+def executor_from_args(args: argparse.Namespace,
+                       warm: Callable[[], object] | None = None) -> Iterator[Executor]:
+    """The Executor the command-line flags ask for, shut down (or killed, on an interrupt) on exit;
+    ``warm`` loads in this process what the tasks need, for workers forked from it (see ``dask_executor``).
+    """
+    from nqcsp.parallel import ProcessPool, dask_executor
+
+    scheduler = getattr(args, "scheduler", None)
+    jobs = getattr(args, "jobs", None)
+    if scheduler is not None or getattr(args, "dask", False):
+        with dask_executor(scheduler, jobs, warm) as executor:
+            yield executor
+        return
+    # Even for --jobs 1 the work runs in a worker process: a line that kills its process, or a kernel that
+    # does not return to Python for minutes, must not take the command (or its Ctrl-C) with it.
+    pool = ProcessPool(jobs)
+    finished = False
+    try:
+        yield pool
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            pool.kill()
+
+
+def write_json_record(record: dict[str, Any], columns: np.ndarray | None, out: TextIO) -> None:
+    """``record`` as one JSON line, with ``"columns"`` last, streamed from the array in chunks (10^8 Python
+    ints in a list would take gigabytes)."""
+    from nqcsp.board import column_text_chunks
+
+    head = json.dumps(record, default=str)
+    if columns is None:
+        out.write(head + "\n")
+        return
+    out.write(head[:-1] + (', "columns": [' if len(head) > 2 else '{"columns": ['))
+    binary = getattr(out, "buffer", None)
+    if binary is not None:
+        out.flush()
+    first = True
+    for chunk in column_text_chunks(columns):
+        text = (b"" if first else b",") + chunk.rstrip(b"\n").replace(b"\n", b",")
+        if binary is not None:
+            binary.write(text)
+        else:
+            out.write(text.decode("ascii"))
+        first = False
+    if binary is not None:
+        binary.flush()
+    out.write("]}\n")

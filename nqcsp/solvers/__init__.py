@@ -3,18 +3,20 @@
 Each ``BackendSpec`` says where the backend lives (imported only when used), whether it is complete, what
 boards it takes, its options (the declarative ``Option`` vocabulary of ``solvers.base``), and one line of
 description. The portfolio chooses by these facts; the CLI, README tables and benchmarks read them here.
-Adding a backend: see "Adding a backend" in the README.
+Adding a backend: see "Adding a backend" in CONTRIBUTING.md.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import shutil
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nqcsp.lazy import load
+from nqcsp.result import MissingDependency
 from nqcsp.solvers.base import Option, Solver, resolve_options
 
 _BIG = 2**62  # the largest integer option value: every count fits numba's int64 state
@@ -24,7 +26,7 @@ def _lazy_check(module: str, function: str) -> Any:
     """A value check that lives in a backend module, imported only when the option is given."""
 
     def check(value: Any) -> Any:
-        return getattr(importlib.import_module(module), function)(value)
+        return getattr(load(module), function)(value)
 
     return check
 
@@ -68,10 +70,11 @@ _SPECS: tuple[BackendSpec, ...] = (
                         low=0, high=_BIG))),
     BackendSpec("backtrack", "nqcsp.solvers.backtrack", "BacktrackSolver", True, ("numba",),
                 "multi-word bitboard DFS on the residual board, most constrained row or column first, "
-                "forward checking; exhaustive proofs",
+                "forward checking; its search tree is an LRAT proof on UNSAT",
+                (Option("proof", True, "bool", "write an LRAT refutation of the reference statement"),),
                 max_free=512),
     BackendSpec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
-                "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean'); enumeration",
+                "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean')",
                 (Option("model", "alldiff", "choice", "CP model", choices=("alldiff", "boolean")),
                  Option("workers", 1, "int", "CP-SAT search workers", low=1, high=256),
                  Option("presolve", False, "bool", "CP-SAT presolve"),
@@ -104,6 +107,7 @@ _SPECS: tuple[BackendSpec, ...] = (
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}
 _instances: dict[str, Solver] = {}
+_INSTANCES_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -157,14 +161,29 @@ def complete_names() -> tuple[str, ...]:
     return tuple(s.name for s in _SPECS if s.complete)
 
 
+def _requirement_text(requirement: str) -> str:
+    if requirement.startswith("bin:"):
+        return f"the {requirement[4:]!r} executable on PATH"
+    return f"the Python package {requirement!r}"
+
+
+def require_installed(name: str) -> None:
+    """MissingDependency naming what backend ``name`` lacks; ValueError/TypeError for a bad name."""
+    missing = [r for r in spec(name).requires if not _present(r)]
+    if missing:
+        raise MissingDependency(f"solver {name!r} needs {' and '.join(map(_requirement_text, missing))}, "
+                                "which is not installed")
+
+
 def get_solver(name: str) -> Solver:
-    """The backend called ``name``; ValueError for an unknown name, ImportError for a missing dependency."""
-    backend = spec(name)
+    """The backend called ``name``; ValueError for an unknown name, MissingDependency for a missing
+    dependency."""
     if name not in _instances:
-        if not _installed(backend):
-            raise ImportError(f"solver {name!r} needs {', '.join(backend.requires)}, which is not installed")
-        module = importlib.import_module(backend.module)
-        _instances[name] = getattr(module, backend.cls)()
+        require_installed(name)
+        backend = spec(name)
+        with _INSTANCES_LOCK:
+            if name not in _instances:
+                _instances[name] = getattr(load(backend.module), backend.cls)()
     return _instances[name]
 
 

@@ -4,30 +4,83 @@ The mandatory queens are taken out first (``nqcsp.residual``): the search runs o
 free columns only, with multi-word bitboards, so a completion of a 10^4-board with 50 free rows is a
 50 x 50 search. It branches on the free line, row or column, with the fewest candidate cells, and forward
 checking ends a branch as soon as a free line has none left. It runs in chunks of nodes, so the deadline
-is kept; an exhausted tree is an UNSAT answer with an "exhaustive" certificate naming the residual board
-searched, which stays an unchecked claim (the portfolio confirms it with a second complete backend).
+is kept.
+
+An exhausted tree is an UNSAT answer. With ``proof`` (the default) the search writes its own refutation
+of the reference statement (``nqcsp.statement``) as it goes: every failed node is the clause "not all of
+this node's decisions", implied by unit propagation from the statement's binary clauses, its children's
+clauses and one at-least-one clause, and written with those as LRAT hints; the root's clause is the empty
+clause. Nothing else prunes the search (no symmetry breaking), so nothing needs more justification. The
+certificate is ``lrat`` (statement and binary LRAT proof), checked in linear time by ``nqcsp.lrat``. A
+statement too large to build, or a proof that outgrows its share of the memory budget, leaves an
+``exhaustive`` claim, which only a second complete backend can confirm.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from nqcsp.bitboard.residual_search import first_solution, state_bytes
+from nqcsp.bitboard.residual_proof import ProofTables
+from nqcsp.bitboard.residual_search import first_solution, proof_room, state_bytes
 from nqcsp.certify import attack_certificate
 from nqcsp.limits import Limits, format_bytes, time_limit_reason
 from nqcsp.problem import Problem
-from nqcsp.residual import residual_within
+from nqcsp.residual import Residual, residual_within
 from nqcsp.result import Certificate, Result, Status, columns_array
 from nqcsp.solvers import spec
-from nqcsp.solvers.base import REASON, SEARCH_S, SOLVE_S, STAGE, Clock
+from nqcsp.solvers.base import NODES, PROVE_S, REASON, SEARCH_S, SOLVE_S, STAGE, Clock
+from nqcsp.statement import Statement
+
+# The statement is built in plain Python (REFERENCE_SECONDS_PER_CLAUSE, REFERENCE_BYTES_PER_CLAUSE of
+# nqcsp.cnf); above this many clauses a proof of it is not attempted (about 2 s and 600 MB to build).
+PROOF_MAX_CLAUSES = 1_000_000
+
+
+class _ProofBuffer:
+    """The proof's chunks as the kernel drains them, up to ``limit`` bytes; past that the proof is dropped
+    (``write`` answers False and the search goes on without it)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.dropped = False
+
+    def write(self, chunk: bytes) -> bool:
+        if self.size + len(chunk) > self.limit:
+            self.chunks, self.dropped = [], True
+            return False
+        self.chunks.append(chunk)
+        self.size += len(chunk)
+        return True
+
+
+def _proof_plan(residual: Residual, limits: Limits) -> tuple[tuple[Statement, ProofTables] | None, str]:
+    """The statement and its clause tables when a proof can be written, else None and why not."""
+    from nqcsp.cnf import REFERENCE_BYTES_PER_CLAUSE, REFERENCE_SECONDS_PER_CLAUSE, reference_size
+
+    _, clauses = reference_size(residual)
+    if clauses > PROOF_MAX_CLAUSES:
+        return None, f"the reference statement has {clauses} clauses, above {PROOF_MAX_CLAUSES} for a proof"
+    if REFERENCE_BYTES_PER_CLAUSE * clauses + proof_room(residual.size) > limits.memory // 4:
+        return None, f"the reference statement ({clauses} clauses) needs over a quarter of the memory"
+    remaining = limits.remaining()
+    if remaining is not None and REFERENCE_SECONDS_PER_CLAUSE * clauses > remaining / 4:
+        return None, f"building the reference statement ({clauses} clauses) needs over a quarter of the time"
+    from nqcsp.bitboard.residual_proof import proof_tables
+    from nqcsp.statement import reference_cnf
+
+    statement = reference_cnf(residual.problem)
+    return (statement, proof_tables(residual, statement)), ""
 
 
 class BacktrackSolver:
     name = "backtrack"
 
-    def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
+    def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None, proof: bool = True,
               **options: Any) -> Result:
-        """``seed`` is accepted and unused: the search is deterministic."""
+        """``seed`` is accepted and unused: the search is deterministic. ``proof``: write an LRAT
+        refutation on UNSAT (see the module)."""
         clock = Clock(limits)
         attack = attack_certificate(problem)
         if attack is not None:
@@ -44,15 +97,36 @@ class BacktrackSolver:
         span = int(residual.cols[-1] - residual.cols[0] + 1) if free else 0
         limits.need_memory("search", state_bytes(free, span),
                            f"the search state of {free} free lines ({format_bytes(state_bytes(free, span))})")
-        outcome = first_solution(residual, limits)
-        stats = {"nodes": outcome.nodes, "free": free, SEARCH_S: outcome.search_s, SOLVE_S: clock.elapsed()}
+        plan, no_proof = _proof_plan(residual, limits) if proof and free else (None, "not asked for")
+        from nqcsp.lrat import BYTES_PER_PROOF_BYTE
+
+        # What is kept must also be checkable within the budget: the checker needs a few bytes per byte.
+        buffer = _ProofBuffer(limits.memory // (2 * BYTES_PER_PROOF_BYTE))
+        outcome = first_solution(residual, limits, proof=plan[1] if plan else None,
+                                 sink=buffer.write if plan else None)
+        stats: dict[str, Any] = {NODES: outcome.nodes, "free": free, SEARCH_S: outcome.search_s,
+                                 SOLVE_S: clock.elapsed()}
         if outcome.solution is not None:
             return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.solution, problem.n),
                           stats=stats)
         if not outcome.exhausted:
             stats.update({REASON: time_limit_reason("search", limits.time_limit), STAGE: "search"})
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
+        if plan is not None and not buffer.dropped:
+            stats[PROVE_S] = outcome.search_s
+            certificate = Certificate("lrat", (), {
+                "search": "backtrack",
+                "cnf": plan[0].dimacs(),
+                "proof": b"".join(buffer.chunks),
+                "format": "binary",
+                "nodes": outcome.nodes,
+                "lemmas": outcome.nodes + 1,
+            })
+            return Result(problem, Status.UNSAT, self.name, certificate=certificate, stats=stats)
+        if buffer.dropped:
+            no_proof = f"the proof outgrew {format_bytes(buffer.limit)}, its share of the memory budget"
         certificate = Certificate("exhaustive", (), {
+            "no_proof": no_proof,
             "search": "backtrack",
             "searched": "the residual board: free rows x free columns, cells no mandatory queen attacks, "
                         "full-board diagonals",

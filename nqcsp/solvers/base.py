@@ -8,7 +8,6 @@ problem, answered the trivial cases, resolved the options against the backend's 
 
 from __future__ import annotations
 
-import math
 import numbers
 import time
 from collections.abc import Callable, Mapping
@@ -19,16 +18,20 @@ from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Result
 
-# The stats vocabulary: every backend reports the same names for the same things.
+# The stats vocabulary: every backend reports the same names for the same things. A name that more than one
+# module writes or reads is a constant here; a measurement only one backend takes (its solver's counters,
+# its options as run) is named where it is measured.
 REASON = "reason"            # why a backend answered UNKNOWN (time_limit_reason(stage) on a deadline)
 STAGE = "stage"              # the stage that ran out of time or memory
 SOLVE_S = "solve_s"          # seconds inside the backend, build included
 BUILD_S = "build_s"          # seconds building a model or formula
 SEARCH_S = "search_s"        # seconds searching
 PROVE_S = "prove_s"          # seconds producing a proof
-CHECK_S = "check_s"          # seconds checking a certificate
+CHECK_S = "check_s"          # seconds checking a certificate (in its details)
 VERIFY_S = "verify_s"        # seconds verifying a solution
 WALL_S = "wall_s"            # seconds of the whole call, set by nqcsp.solve
+NODES = "nodes"              # search nodes of a backtracking search
+STAGES = "stages"            # auto: every stage it ran, in order (solver, status, seconds, reason)
 
 
 @runtime_checkable
@@ -48,9 +51,9 @@ class Solver(Protocol):
 class Option:
     """One backend option: its default and how a value is checked.
 
-    ``kind`` is "bool", "int" (within ``low``..``high``), "number" (a finite real within the bounds),
-    "choice" (one of ``choices``), "dict" (a dict, or None) or "custom" (``check`` validates and returns
-    the value to use). Every check raises TypeError or ValueError naming the option and the value.
+    ``kind`` is "bool", "int" (within ``low``..``high``), "choice" (one of ``choices``) or "custom"
+    (``check`` validates and returns the value to use). Every check raises TypeError or ValueError naming
+    the option and the value.
     """
 
     name: str
@@ -67,15 +70,10 @@ class Option:
             if not isinstance(value, bool):
                 raise TypeError(f"option {self.name} must be True or False, got {value!r}")
             return value
-        if self.kind in ("int", "number"):
-            integral = self.kind == "int"
-            wanted = numbers.Integral if integral else numbers.Real
-            if isinstance(value, bool) or not isinstance(value, wanted):
-                what = "an integer" if integral else "a number"
-                raise TypeError(f"option {self.name} must be {what}, got {value!r}")
-            number = int(value) if integral else float(value)
-            if not integral and not math.isfinite(number):
-                raise ValueError(f"option {self.name} must be finite, got {value!r}")
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"option {self.name} must be an integer, got {value!r}")
+            number = int(value)
             if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
                 raise ValueError(f"option {self.name} must be in {_bound(self.low)}..{_bound(self.high)}, "
                                  f"got {value!r}")
@@ -84,10 +82,6 @@ class Option:
             if not any(value == choice and type(value) is type(choice) for choice in self.choices):
                 raise ValueError(f"option {self.name} must be one of {', '.join(map(repr, self.choices))}, "
                                  f"got {value!r}")
-            return value
-        if self.kind == "dict":
-            if value is not None and not isinstance(value, dict):
-                raise TypeError(f"option {self.name} must be a dict, got {value!r}")
             return value
         if self.kind == "custom" and self.check is not None:
             return self.check(value)

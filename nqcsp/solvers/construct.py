@@ -22,8 +22,8 @@ from nqcsp.construction import (
 from nqcsp.limits import Limits
 from nqcsp.problem import Problem
 from nqcsp.result import Result, Status, columns_array
-from nqcsp.solvers.base import Clock
-from nqcsp.symmetry import SYMMETRIES, covers, transform
+from nqcsp.solvers.base import REASON, SOLVE_S, Clock
+from nqcsp.symmetry import SYMMETRIES, covers_all, transform
 
 
 class ConstructSolver:
@@ -32,29 +32,29 @@ class ConstructSolver:
     def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
         clock = Clock(limits)
-        n, mandatory = problem.n, problem.queens
+        n, mandatory = problem.n, problem.queen_array
         if n in (2, 3):
             return self._unknown(problem, clock, "no closed form for n = 2, 3")
         limits.need_memory("construct", BYTES_PER_QUEEN * n, f"the {n}-queen construction")
         limits.need_time("construct", CLOSED_FORM_S_PER_QUEEN * n)
         base = closed_form(n)
         for index, symmetry in enumerate(SYMMETRIES):
-            if all(covers(base, symmetry, cell) for cell in mandatory):
+            if covers_all(base, symmetry, mandatory):
                 if index:
                     limits.need_time("construct", IMAGE_S_PER_QUEEN * n)
                 cols = base if index == 0 else transform(base, symmetry)
                 return self._found(problem, clock, cols, f"closed form, symmetry {index}")
         if math.gcd(n, 6) == 1:
-            row, col = mandatory[0]
+            row, col = (int(v) for v in mandatory[0])
             shift = (col - 2 * row) % n
-            if all((2 * r + shift) % n == c for r, c in mandatory):
+            if np.all(((2 * mandatory[:, 0]) % n + shift) % n == mandatory[:, 1]):
                 limits.need_time("construct", MODULAR_S_PER_QUEEN * n)
                 return self._found(problem, clock, modular(n, shift), f"2r + {shift} mod n")
         return self._unknown(problem, clock, "no symmetry or shift of the construction covers the queens")
 
     def _found(self, problem: Problem, clock: Clock, cols: np.ndarray, how: str) -> Result:
         return Result(problem, Status.SAT, self.name, columns=columns_array(cols, problem.n),
-                      stats={"construction": how, "solve_s": clock.elapsed()})
+                      stats={"construction": how, SOLVE_S: clock.elapsed()})
 
     def _unknown(self, problem: Problem, clock: Clock, why: str) -> Result:
-        return Result(problem, Status.UNKNOWN, self.name, stats={"reason": why, "solve_s": clock.elapsed()})
+        return Result(problem, Status.UNKNOWN, self.name, stats={REASON: why, SOLVE_S: clock.elapsed()})

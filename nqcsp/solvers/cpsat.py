@@ -38,7 +38,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,7 +50,7 @@ from nqcsp.limits import Limits, OutOfTime, Unfinished, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.residual import Residual, estimated_bytes, residual_of
 from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
-from nqcsp.solvers.base import BUILD_S, REASON, SEARCH_S, STAGE
+from nqcsp.solvers.base import BUILD_S, REASON, SEARCH_S, SOLVE_S, STAGE
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -69,6 +69,8 @@ ORTOOLS_IMPORT_S = 0.5
 RESIDUAL_SHARE = 4
 # How often the watching thread looks at the deadline and at a pending Ctrl-C.
 WATCH_S = 0.02
+# After Ctrl-C, how long the solve thread may take to stop before it is left behind.
+INTERRUPT_GRACE_S = 0.3
 
 # Parameters refused because they change what CP-SAT's answer means or crash the process: fixing
 # variables to the hint can make INFEASIBLE untrue; the stop_after_* ones stop early with a status; a
@@ -93,17 +95,9 @@ CALL_PARAMETERS = {
     "num_workers": "use the workers option",
     "num_search_workers": "use the workers option",
     "catch_sigint_signal": "nqcsp handles Ctrl-C itself",
-    "enumerate_all_solutions": "nqcsp sets it for enumeration",
+    "enumerate_all_solutions": "a solve call asks for one solution",
 }
 
-
-
-def _int_in(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if not low <= int(value) <= high:
-        raise ValueError(f"{name} must be in {low}..{high}, got {value!r}")
-    return int(value)
 
 
 def resolve_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -186,12 +180,12 @@ def _apply_parameters(solver: cp_model.CpSolver, parameters: dict[str, Any]) -> 
 
 
 def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int | None,
-                enumerate_all: bool = False, memory_limit: int | None = None) -> cp_model.CpSolver:
+                memory_limit: int | None = None) -> cp_model.CpSolver:
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
     params = solver.parameters
-    params.num_workers = 1 if enumerate_all else config["workers"]
+    params.num_workers = config["workers"]
     params.cp_model_presolve = config["presolve"]
     params.symmetry_level = config["symmetry_level"]
     params.use_sat_inprocessing = config["inprocessing"]
@@ -202,9 +196,6 @@ def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int |
     params.expand_alldiff_constraints = config["expand_alldiff"]
     if config["search"] != "auto":
         params.search_branching = cp_model.FIXED_SEARCH
-    if enumerate_all:
-        # CP-SAT then keeps every feasible solution through presolve, as its documentation requires.
-        params.enumerate_all_solutions = True
     if seed is not None:
         params.random_seed = seed % 2**31  # an int32 parameter; our seeds go to 2**63 - 1
     if config["parameters"]:
@@ -402,8 +393,8 @@ def plan(problem: Problem, config: dict[str, Any], limits: Limits) -> dict[str, 
 def run_watched(solver: cp_model.CpSolver, model: cp_model.CpModel, limits: Limits,
                 callback: Any = None) -> int:
     """``solver.solve(model)`` in a thread watched by this one: CP-SAT is stopped at the deadline, and a
-    Ctrl-C stops it and is raised as KeyboardInterrupt once it has returned (CP-SAT's own SIGINT handler,
-    which would turn it into UNKNOWN, is off). Off the main thread no handler can be installed: the
+    Ctrl-C stops it and is raised as KeyboardInterrupt within ``INTERRUPT_GRACE_S`` (CP-SAT's own SIGINT
+    handler, which would turn it into UNKNOWN, is off). Off the main thread no handler can be installed: the
     solve then runs directly, against CP-SAT's own time limit."""
     status: list[Any] = []
     failure: list[BaseException] = []
@@ -411,11 +402,11 @@ def run_watched(solver: cp_model.CpSolver, model: cp_model.CpModel, limits: Limi
     def target() -> None:
         try:
             status.append(solver.solve(model, callback))
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread below
+        except BaseException as exc:
             failure.append(exc)
 
     if threading.current_thread() is not threading.main_thread():
-        return solver.solve(model, callback)
+        return int(solver.solve(model, callback))
     interrupted = threading.Event()
 
     def on_sigint(signum: int, frame: Any) -> None:
@@ -432,6 +423,11 @@ def run_watched(solver: cp_model.CpSolver, model: cp_model.CpModel, limits: Limi
             if not stopped and limits.expired():
                 solver.stop_search()
                 stopped = True
+            if interrupted.is_set():
+                # CP-SAT may take many seconds to notice a stop in some phases (30 s at n = 1500); the
+                # user is answered now and the thread, a daemon, ends when CP-SAT does.
+                worker.join(INTERRUPT_GRACE_S)
+                break
     finally:
         signal.signal(signal.SIGINT, previous)
     if interrupted.is_set():
@@ -469,7 +465,7 @@ class CpSatSolver:
         status = run_watched(solver, model, limits)
         stats = {"model": config["model"] + (" (residual board)" if residual is not None else ""),
                  BUILD_S: build_s, **_search_stats(solver),
-                 SEARCH_S: time.perf_counter() - started - build_s, "solve_s": time.perf_counter() - started}
+                 SEARCH_S: time.perf_counter() - started - build_s, SOLVE_S: time.perf_counter() - started}
         if config["hint"] is not None:
             stats["hint"] = "qs4" if "hint_columns" in config else "construction"
         if "expand_alldiff_off" in config:
@@ -495,45 +491,3 @@ class CpSatSolver:
                                       f"{model.validate() or solver.solution_info()}")
         raise InternalSolverError(
             f"CP-SAT returned the unexpected status {solver.status_name(status)} for {problem}")
-
-
-def enumerate_solutions(problem: Problem, *, limit: int | None = None, time_limit: float | None = None,
-                        **options: Any) -> Iterator[tuple[int, ...]]:
-    """Every solution (at most ``limit``) found by CP-SAT's solution callback, in the solver's order.
-
-    Meant for small n: all solutions are collected before the first is yielded. Raises TimeoutError
-    if ``time_limit`` ends the search before it is exhaustive, so a partial list never passes as complete.
-    """
-    from ortools.sat.python import cp_model
-
-    if limit is not None:
-        limit = _int_in("limit", limit, 0, 2**62)
-    if limit == 0 or problem.attack is not None:
-        return iter(())
-    if problem.n == 0:
-        return iter([()])
-    config = resolve_options(options)
-    model = build(problem, config)
-    n, model_name = problem.n, config["model"]
-    found: list[tuple[int, ...]] = []
-
-    class Collector(cp_model.CpSolverSolutionCallback):
-        def on_solution_callback(self) -> None:
-            found.append(tuple(columns_from(self.response_proto.solution, n, model_name).tolist()))
-            if limit is not None and len(found) >= limit:
-                self.stop_search()
-
-    solver = make_solver(config, time_limit=time_limit, seed=None, enumerate_all=True)
-    status = run_watched(solver, model, Limits.start(time_limit), Collector())
-    stopped_by_limit = limit is not None and len(found) >= limit
-    if status == cp_model.MODEL_INVALID:
-        raise InternalSolverError(f"CP-SAT rejected the {model_name} model for {problem}: {model.validate()}")
-    if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and not stopped_by_limit:
-        raise TimeoutError(f"CP-SAT enumeration for {problem} stopped before the end "
-                           f"({solver.status_name(status)}, {len(found)} solutions so far)")
-    return iter(found)
-
-
-def count_solutions(problem: Problem, *, time_limit: float | None = None, **options: Any) -> int:
-    """The exact number of solutions, by exhaustive CP-SAT enumeration (small n only)."""
-    return sum(1 for _ in enumerate_solutions(problem, time_limit=time_limit, **options))

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 import secrets
-import sys
 import time
 from typing import Any
 
 import numpy as np
 
+from nqcsp.lazy import load, loaded
 from nqcsp.limits import Limits, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.result import Result, Status, columns_array
@@ -65,8 +65,11 @@ KERNEL_LOAD_S = 0.8
 KERNEL_LOAD_GRACE_S = 0.4
 
 
+KERNELS = "nqcsp.solvers._kernels.localsearch"
+
+
 def _kernel_loaded(kernel: str) -> bool:
-    module = sys.modules.get("nqcsp.solvers._kernels.localsearch")
+    module = loaded(KERNELS)
     return module is not None and bool(getattr(module, kernel).overloads)
 
 
@@ -102,20 +105,20 @@ class _LocalSearch:
         if not _kernel_loaded(self.kernel):
             # Importing numba and loading the cached kernels cannot be interrupted.
             limits.need_time("search", KERNEL_LOAD_S, grace=KERNEL_LOAD_GRACE_S)
-        from nqcsp.solvers._kernels import localsearch as kernels
+        kernels = load(KERNELS)
 
         clock = Clock(limits)
         seed = _seed(seed)
         n = problem.n
         stats: dict[str, Any] = {"seed": seed}
         if problem.attack is not None or n == 0:
-            stats["reason"] = "mandatory queens attack each other" if n else "empty board"
+            stats[REASON] = "mandatory queens attack each other" if n else "empty board"
             return Result(problem, Status.UNKNOWN if n else Status.SAT, self.name,
                           columns=None if n else columns_array([], 0), stats=stats)
         limits.need_memory("search", bytes_needed(n), f"local search on {n} queens")
         state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
         rng = np.array([seed], dtype=np.uint64)
-        mandatory = np.array(problem.queens, dtype=np.int64).reshape(-1, 2)
+        mandatory = problem.queen_array
         fixed = np.zeros((n + 7) // 8, dtype=np.uint8)
         np.bitwise_or.at(fixed, mandatory[:, 0] >> 3, (1 << (mandatory[:, 0] & 7)).astype(np.uint8))
         tail = _option(options, "tail", default_tail(n))

@@ -4,27 +4,31 @@
 The binary runs in its own process group, against the call's deadline: MiniZinc is given the remaining
 time as its own ``--time-limit`` (flattening included), and the group is killed when the deadline passes
 whatever MiniZinc does, so a call keeps its time limit even when a solver ignores its own. The answer is
-read from the model's output item (``q = [...]``) and MiniZinc's status lines. An UNSAT is MiniZinc's claim
-(``Certificate("minizinc-unsat")``, unchecked); only the portfolio's agreement of two complete backends
-can confirm it.
+read from MiniZinc's machine-readable output (``--json-stream``, one JSON message per line: ``solution``,
+``status``, ``error``; with ``--output-mode json`` a solution holds the model's variables, ``q`` among
+them, as JSON), never by matching text. An UNSAT is MiniZinc's claim (``Certificate("minizinc-unsat")``,
+unchecked); only the portfolio's agreement of two complete backends can confirm it. A solver name MiniZinc
+does not know is bad input (``InputError``) naming it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
 import signal
 import subprocess
 import tempfile
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from nqcsp.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.problem import Problem
-from nqcsp.result import Certificate, InternalSolverError, Result, Status, columns_array
+from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
 from nqcsp.solvers.base import REASON, SOLVE_S, STAGE, Clock
 
 BINARY = "minizinc"
@@ -34,7 +38,8 @@ MODEL_NAME = "nqueens.mzn"
 _BASE_BYTES = 64 << 20
 # Seconds MiniZinc needs to start and flatten even a tiny model; less than this left means no answer.
 _START_S = 0.15
-_SOLUTION = re.compile(r"q = \[([^\]]*)\];")
+# MiniZinc's words for a solver name it has no configuration for ("no solver with tag X found").
+_NO_SUCH_SOLVER = "no solver with tag"
 _SOLVER_ID = re.compile(r"[A-Za-z0-9_.\-]+")
 
 
@@ -83,7 +88,9 @@ class MiniZincSolver:
             raise InternalSolverError(f"solver 'minizinc' needs the {BINARY!r} binary on PATH")
         limits.need_memory("build", estimated_bytes(n), f"MiniZinc's model of a {n} x {n} board")
         limits.need_time("build", _START_S)
-        command = [binary, "--solver", mzn_solver, str(model_path())]
+        # Machine-readable output: JSON messages, the model's variables as JSON in each solution.
+        command = [binary, "--json-stream", "--output-mode", "json", "--solver", mzn_solver,
+                   str(model_path())]
         remaining = limits.remaining()
         if remaining is not None:
             command[1:1] = ["--time-limit", str(max(1, int(remaining * 1000)))]
@@ -97,25 +104,74 @@ class MiniZincSolver:
         if out is None:
             raise OutOfTime("search", time_limit_reason("search", limits.time_limit))
         stats[SOLVE_S] = clock.elapsed()
-        if "=====UNSATISFIABLE=====" in out:
+        stream = read_stream(out)
+        errors = "\n".join([*stream.errors, err.strip()]).strip()
+        if _NO_SUCH_SOLVER in errors:
+            raise InputError(f"option mzn_solver: MiniZinc has no solver {mzn_solver!r} here "
+                             "(`minizinc --solvers` lists them)")
+        if "UNSATISFIABLE" in stream.statuses:
             claim = Certificate("minizinc-unsat", (), {"mzn_solver": mzn_solver, "model": MODEL_NAME})
             return Result(problem, Status.UNSAT, self.name, certificate=claim, stats=stats)
-        found = _SOLUTION.search(out)
-        if found is not None and "----------" in out:
-            cols = [int(x) for x in found.group(1).split(",")]
-            return Result(problem, Status.SAT, self.name, columns=columns_array(cols, n), stats=stats)
-        if "=====UNKNOWN=====" in out or (code == 0 and not out.strip()):
+        if stream.solution is not None:
+            return Result(problem, Status.SAT, self.name, columns=solution_columns(stream.solution, n),
+                          stats=stats)
+        if "UNKNOWN" in stream.statuses or (code == 0 and not stream.errors and not stream.statuses):
             # MiniZinc stopped at its own time limit (the remaining time of this call) without an answer.
             stats[REASON] = time_limit_reason("search", limits.time_limit) if limits.time_limit else \
                 "MiniZinc stopped without an answer"
             stats[STAGE] = "search"
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
-        if "bad_alloc" in err or "out of memory" in err.lower():
+        if "bad_alloc" in errors or "out of memory" in errors.lower():
             stats[REASON] = f"memory: MiniZinc ran out of memory on n = {n}"
             stats[STAGE] = "search"
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
         raise InternalSolverError(f"minizinc ({mzn_solver}) exited with code {code} without an answer for "
-                                  f"{problem}: {err.strip()[-500:] or out.strip()[-500:]}")
+                                  f"{problem}: {errors[-500:] or out.strip()[-500:]}")
+
+
+@dataclass
+class Stream:
+    """What MiniZinc's ``--json-stream`` said: the first solution's variables, the final statuses, the
+    error messages (``what: message``)."""
+
+    solution: dict[str, Any] | None = None
+    statuses: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def read_stream(out: str) -> Stream:
+    """Parse MiniZinc's JSON lines. A line that is not a JSON object (a solver logging on stdout) carries no
+    answer and is skipped; a solution without the model's variables as JSON is a broken answer."""
+    stream = Stream()
+    for line in out.splitlines():
+        try:
+            message = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(message, dict):
+            continue
+        kind = message.get("type")
+        if kind == "solution" and stream.solution is None:
+            output = message.get("output")
+            variables = output.get("json") if isinstance(output, dict) else None
+            if not isinstance(variables, dict):
+                raise InternalSolverError(f"minizinc gave a solution without its variables as JSON: "
+                                          f"{line[:300]}")
+            stream.solution = variables
+        elif kind == "status" and isinstance(message.get("status"), str):
+            stream.statuses.append(message["status"])
+        elif kind == "error":
+            stream.errors.append(f"{message.get('what', 'error')}: {message.get('message', '')}")
+    return stream
+
+
+def solution_columns(variables: dict[str, Any], n: int) -> Any:
+    """The model's ``q`` as a columns array; a missing or malformed ``q`` is MiniZinc's (or the model's)
+    defect, never an answer. Its validity is checked afterwards by ``nqcsp.solve``, as for any backend."""
+    q = variables.get("q")
+    if not isinstance(q, list) or len(q) != n or not all(type(x) is int for x in q):
+        raise InternalSolverError(f"minizinc's solution has no list of {n} integers q: {str(q)[:300]}")
+    return columns_array(q, n)
 
 
 def _run(command: list[str], limits: Limits) -> tuple[str | None, str, int]:

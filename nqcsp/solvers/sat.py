@@ -44,9 +44,8 @@ from nqcsp.cnf import (
     RESIDUAL_S_PER_CELL,
     SECONDS_PER_LITERAL,
     Formula,
-    check_encoding,
-    encode,
     encode_residual,
+    reference_clauses_at_least,
     reference_size,
     residual_literals,
 )
@@ -55,7 +54,7 @@ from nqcsp.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.residual import Residual, need_residual_memory, residual_of
 from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
-from nqcsp.solvers.base import BUILD_S, PROVE_S, REASON, SEARCH_S, Clock
+from nqcsp.solvers.base import BUILD_S, PROVE_S, REASON, SEARCH_S, SOLVE_S, Clock
 from nqcsp.statement import VERSION, reference_cnf
 
 SEARCH_SOLVER = "minicard"
@@ -76,6 +75,8 @@ NO_ASSUMPTIONS = ("kissat404",)
 # Rows the hint leaves free at first, besides its attacked queens; the sample grows this factor per try.
 REPAIR_FIRST_SAMPLE = 32
 REPAIR_GROWTH = 4
+# Counting the reference CNF's clauses: a few numpy passes over the residual's cells.
+SIZE_S_PER_CELL = 6e-8
 # Literals of a clausal search encoding relative to the native one (commander and the counters add
 # auxiliary variables; totalizers more).
 CLAUSAL_FACTOR = 4
@@ -181,17 +182,6 @@ def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock) -> bo
     return None
 
 
-def queens_of_model(model: Sequence[int], n: int) -> np.ndarray:
-    """Columns by row from the true cell variables of a model."""
-    cells = np.asarray(model[: n * n], dtype=np.int64)
-    true_cells = cells[cells > 0] - 1
-    if len(true_cells) != n:
-        raise InternalSolverError(f"SAT model places {len(true_cells)} queens on an n = {n} board")
-    cols = np.full(n, -1, dtype=np.int64)
-    cols[true_cells // n] = true_cells % n
-    return cols
-
-
 def attacked_rows(cols: np.ndarray) -> np.ndarray:
     """Rows whose queen shares a diagonal with another queen of the permutation ``cols``."""
     n = len(cols)
@@ -203,8 +193,9 @@ def attacked_rows(cols: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class Outcome:
-    """What one stage concluded: True/False/None (gave up), the full queens, and measurements."""
+class SatAnswer:
+    """What one SAT solver run (the search, or the proof on the reference statement) concluded: True,
+    False or None (gave up), the full board's queens, and measurements."""
 
     status: bool | None
     queens: np.ndarray | None
@@ -212,10 +203,24 @@ class Outcome:
     certificate: Certificate | None = None
 
 
-def search_estimate(residual: Residual, encoding: str) -> int:
+def sized_reference(residual: Residual, limits: Limits, stage: str, bytes_per_clause: float,
+                    seconds_per_clause: float) -> tuple[int, int]:
+    """``reference_size``, counted only after a lower bound known at once (at n = 4000 the count takes
+    seconds, while the formula would need terabytes) and the count itself fit the limits."""
+    at_least = reference_clauses_at_least(residual)
+    what = f"the reference CNF of the {residual.size}-row residual board (at least {at_least} clauses)"
+    limits.need_memory(stage, bytes_per_clause * at_least, what)
+    limits.need_time(stage, seconds_per_clause * at_least)
+    limits.need_time(stage, SIZE_S_PER_CELL * residual.cell_count)
+    return reference_size(residual)
+
+
+def search_estimate(residual: Residual, encoding: str, limits: Limits) -> int:
     """Literals of the search formula, estimated before it is built."""
     if encoding == "pairwise":
-        return 2 * reference_size(residual)[1]
+        # Two literals per clause.
+        return 2 * sized_reference(residual, limits, "build", 2 * BYTES_PER_LITERAL,
+                                   2 * SECONDS_PER_LITERAL)[1]
     return residual_literals(residual) * (1 if encoding == NATIVE else CLAUSAL_FACTOR)
 
 
@@ -231,10 +236,10 @@ def lift_model(residual: Residual, model: Sequence[int]) -> np.ndarray:
 
 
 def search(residual: Residual, encoding: str, sat_solver: str, hint: bool, limits: Limits,
-           seed: int | None) -> Outcome:
+           seed: int | None) -> SatAnswer:
     """Decide the residual board with a fast encoding; no proof."""
     started = time.perf_counter()
-    literals = search_estimate(residual, encoding)
+    literals = search_estimate(residual, encoding, limits)
     what = f"the {encoding} CNF of the {residual.size}-row residual board ({literals} literals)"
     limits.need_memory("build", BYTES_PER_LITERAL * literals, what)
     limits.need_time("build", SECONDS_PER_LITERAL * literals)
@@ -265,7 +270,7 @@ def search(residual: Residual, encoding: str, sat_solver: str, hint: bool, limit
     stats[SEARCH_S] = clock.elapsed()
     if status is None:
         raise OutOfTime("search", time_limit_reason("search", limits.time_limit))
-    return Outcome(status, queens, stats)
+    return SatAnswer(status, queens, stats)
 
 
 def repair_hint(residual: Residual, solver: Any, clock: Clock, seed: int | None) -> tuple[bool | None, int]:
@@ -305,12 +310,13 @@ def solver_stats(solver: Any) -> dict[str, Any]:
     return {key: native[key] for key in wanted if key in native}
 
 
-def prove(residual: Residual, sat_solver: str, limits: Limits) -> Outcome:
+def prove(residual: Residual, sat_solver: str, limits: Limits) -> SatAnswer:
     """Run a proof-producing solver on the reference CNF: a model (True, lifted), or UNSAT with a ``drat``
     certificate holding the statement and the proof, unchecked (``nqcsp.certify`` checks it)."""
     problem = residual.problem
     started = time.perf_counter()
-    num_vars, num_clauses = reference_size(residual)
+    num_vars, num_clauses = sized_reference(residual, limits, "prove", REFERENCE_BYTES_PER_CLAUSE,
+                                            REFERENCE_SECONDS_PER_CLAUSE)
     limits.need_memory("prove", REFERENCE_BYTES_PER_CLAUSE * num_clauses,
                        f"the reference CNF ({num_vars} variables, {num_clauses} clauses)")
     limits.need_time("prove", REFERENCE_SECONDS_PER_CLAUSE * num_clauses)
@@ -330,10 +336,12 @@ def prove(residual: Residual, sat_solver: str, limits: Limits) -> Outcome:
     if status is None:
         raise OutOfTime("prove", time_limit_reason("prove", limits.time_limit))
     if status:
-        return Outcome(True, lift_model(residual, model), stats)
+        if model is None:
+            raise InternalSolverError(f"{sat_solver} answered SAT on the reference statement without a model")
+        return SatAnswer(True, lift_model(residual, model), stats)
     if proof is None:
         stats[REASON] = f"{sat_solver} answered UNSAT but gave no proof"
-        return Outcome(None, None, stats)
+        return SatAnswer(None, None, stats)
     proof_bytes = "".join(line + "\n" for line in proof).encode("ascii")
     details = {
         "statement": VERSION,
@@ -347,7 +355,7 @@ def prove(residual: Residual, sat_solver: str, limits: Limits) -> Outcome:
         "cnf_clauses": num_clauses,
         "proof_lines": len(proof),
     }
-    return Outcome(False, None, stats, Certificate("drat", (), details))
+    return SatAnswer(False, None, stats, Certificate("drat", (), details))
 
 
 class SatSolver:
@@ -373,7 +381,7 @@ class SatSolver:
         if certificate is not None:
             return Result(problem, Status.UNSAT, self.name, certificate=certificate)
         need_residual_memory(problem, limits)
-        free = problem.n - len(problem.queens)
+        free = problem.free_row_count
         limits.need_time("residual", RESIDUAL_S_PER_CELL * free * free)
         residual = residual_of(problem)
         line = residual.empty_line()
@@ -381,7 +389,7 @@ class SatSolver:
             return Result(problem, Status.UNSAT, self.name, certificate=empty_line_certificate(line))
         limits.check_time("build")
         if residual.size == 0:
-            return self.result(problem, Outcome(True, residual.lift(residual.cols)), started)
+            return self.result(problem, SatAnswer(True, residual.lift(residual.cols)), started)
         proof_solver = sat_solver if sat_solver in PROOF_SOLVERS else PROOF_SOLVER
         if proof is True:
             return self.result(problem, prove(residual, proof_solver, limits), started)
@@ -406,9 +414,9 @@ class SatSolver:
         proven.stats = {**outcome.stats, **proven.stats}
         return self.result(problem, proven, started)
 
-    def result(self, problem: Problem, outcome: Outcome, started: float) -> Result:
+    def result(self, problem: Problem, outcome: SatAnswer, started: float) -> Result:
         stats = dict(outcome.stats)
-        stats["solve_s"] = time.perf_counter() - started
+        stats[SOLVE_S] = time.perf_counter() - started
         if outcome.status is True:
             return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.queens, problem.n),
                           stats=stats)
@@ -416,35 +424,3 @@ class SatSolver:
             return Result(problem, Status.UNSAT, self.name, certificate=outcome.certificate, stats=stats)
         stats.setdefault(REASON, "gave up")
         return Result(problem, Status.UNKNOWN, self.name, stats=stats)
-
-
-# --- enumeration ----------------------------------------------------------------------------------------
-
-
-def enumerate_solutions(problem: Problem, encoding: str = "seqcounter", sat_solver: str = PROOF_SOLVER,
-                        limit: int | None = None) -> Iterator[np.ndarray]:
-    """Every solution once, by blocking each found one (its n true cells) with a clause.
-
-    Complete: the enumeration ends when the solver answers UNSAT for the formula plus blocking clauses.
-    """
-    n = problem.n
-    if problem.attack is not None:
-        return
-    if n == 0:
-        yield np.zeros(0, dtype=np.int64)
-        return
-    formula = encode(problem, check_encoding(encoding))
-    solver = new_solver(canonical_solver_name(sat_solver), formula.clauses(), formula)
-    found = 0
-    try:
-        while (limit is None or found < limit) and solver.solve():
-            cols = queens_of_model(solver.get_model(), n)
-            found += 1
-            yield cols
-            solver.add_clause((-(np.arange(n) * n + cols + 1)).tolist())
-    finally:
-        solver.delete()
-
-
-def count_solutions(problem: Problem, encoding: str = "seqcounter", sat_solver: str = PROOF_SOLVER) -> int:
-    return sum(1 for _ in enumerate_solutions(problem, encoding, sat_solver))

@@ -1,0 +1,148 @@
+"""The cost of the guarantee (issue 19): certified UNSAT against the uncertified decision, on CSPLib prob079's
+excluded-diagonals instances converted to completion, and on two fixed random completions.
+
+Run from the repository root: ``python -m benchmarks.certified --prob079 DIR [--per-size 20]
+[--sizes 10-21] [--below-n 2] [--time-limit 10]``. DIR is a copy of CSPLib's ``Problems/prob079`` (its
+``data/diag-N.tar.gz`` and ``models/diagtoqueens.py``), taken by path: nothing of it is in this
+repository. Each excluded-diagonals instance (board size s, its first ``s - below_n`` diagonals) is
+converted by CSPLib's own ``diagtoqueens.py`` in a subprocess into a completion problem (N = 2,500 to
+5,500, s free rows) and cached under ``--out``. Per instance, after a warm-up that loads every kernel:
+
+- ``decide_s``: ``solve(..., solver="backtrack", proof=False)``, the uncertified decision;
+- ``auto_s``: ``solve(..., solver="auto", time_limit=T)``, what a user gets: SAT verified, or UNSAT with a
+  checked certificate (kind, proof bytes, check seconds), or UNKNOWN (counted, with its reason);
+- for certified UNSAT, the ratio ``auto_s / (3 * decide_s + 0.2)`` (target <= 1).
+
+Prints one line per instance and a summary (decided, certified, UNKNOWN, median and worst times, largest
+proof, peak resident memory of this process) with the machine's load average, since it may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import pathlib
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+
+from nqcsp import Problem, random_completion, solve
+
+CONVERT = """
+import ast, sys
+sys.path.insert(0, sys.argv[1])
+import diagtoqueens
+numbers = ast.literal_eval(sys.stdin.read())
+diagtoqueens.printqueensfromdiag(int(sys.argv[2]), numbers)
+"""
+
+
+def excluded_diagonals(param: str) -> list[int]:
+    """CSPLib's parameter text as the numbers its converter reads: n, count, (diagonal, kind) pairs."""
+    n = int(re.search(r"n =\s*(\d+)", param).group(1))
+    diags = ast.literal_eval(re.search(r"diags =\s*(\[.*\])", param, re.S).group(1))
+    return [n, len(diags), *(x for pair in diags for x in pair)]
+
+
+def convert(prob079: pathlib.Path, numbers: list[int], diagonals: int) -> tuple[int, list[tuple[int, int]]]:
+    out = subprocess.run([sys.executable, "-c", CONVERT, str(prob079 / "models"), str(diagonals)],
+                         input=repr(numbers), capture_output=True, text=True, timeout=120, check=True).stdout
+    n = int(re.search(r"letting n =\s*(\d+)", out).group(1))
+    init = ast.literal_eval(re.search(r"letting init =\s*(\[.*\])", out, re.S).group(1))
+    return n, [(int(r), int(c)) for r, c in init]
+
+
+def instances(prob079: pathlib.Path, sizes: range, per_size: int, below_n: int,
+              cache: pathlib.Path) -> list[dict]:
+    if cache.exists():
+        return [json.loads(line) for line in cache.read_text().splitlines()]
+    found = []
+    for size in sizes:
+        with tarfile.open(prob079 / "data" / f"diag-{size}.tar.gz") as archive:
+            members = sorted((m for m in archive.getmembers() if m.name.endswith(".param")),
+                             key=lambda m: m.name)[:per_size]
+            for member in members:
+                param = archive.extractfile(member).read().decode()
+                n, queens = convert(prob079, excluded_diagonals(param), size - below_n)
+                found.append({"name": f"{pathlib.Path(member.name).stem}-{size - below_n}", "size": size,
+                              "n": n, "queens": queens})
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("".join(json.dumps(i) + "\n" for i in found))
+    return found
+
+
+def measure(name: str, n: int, queens: list, time_limit: float) -> dict:
+    problem = Problem(n, queens)
+    started = time.perf_counter()
+    decided = solve(problem, solver="backtrack", proof=False, time_limit=time_limit)
+    decide_s = time.perf_counter() - started
+    started = time.perf_counter()
+    result = solve(problem, time_limit=time_limit)
+    auto_s = time.perf_counter() - started
+    row = {"name": name, "n": n, "free": n - len(queens), "decided": decided.status.value,
+           "decide_s": round(decide_s, 4), "status": result.status.value, "auto_s": round(auto_s, 4)}
+    if result.certificate is not None:
+        details = result.certificate.details
+        proof = details.get("proof")
+        row.update(certificate=result.certificate.kind, checked=result.certificate.checked,
+                   proof_bytes=len(proof) if isinstance(proof, bytes) else 0,
+                   check_s=round(float(details.get("check_s", 0.0)), 4))
+        if result.certificate.checked:
+            row["ratio"] = round(auto_s / (3 * decide_s + 0.2), 3)
+    if result.status.value == "UNKNOWN":
+        row["reason"] = result.stats.get("reason")
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prob079", type=pathlib.Path, default=None,
+                        help="a copy of CSPLib's Problems/prob079 (data/ and models/)")
+    parser.add_argument("--sizes", default="10-21", help="excluded-diagonals board sizes, e.g. 10-21")
+    parser.add_argument("--per-size", type=int, default=20, help="instances per size (first by name)")
+    parser.add_argument("--below-n", type=int, default=2, help="diagonals excluded: size minus this")
+    parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per call")
+    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("bench-results"))
+    args = parser.parse_args()
+    low, high = (int(x) for x in args.sizes.split("-"))
+
+    solve(8, [(0, 0), (1, 2)])   # loads the search, proof and checker kernels outside every timing
+    solve(8, [(0, 0), (1, 2)], solver="backtrack", proof=False)
+    rows = [measure(f"random_completion({n}, {m}, {seed})", n, random_completion(n, m, seed),
+                    args.time_limit) for n, m, seed in ((1000, 927, 1), (1000, 935, 7))]
+    if args.prob079 is not None:
+        cache = args.out / f"prob079-{low}-{high}-{args.per_size}-{args.below_n}.jsonl"
+        for item in instances(args.prob079, range(low, high + 1), args.per_size, args.below_n, cache):
+            rows.append(measure(item["name"], item["n"], item["queens"], args.time_limit))
+            print(json.dumps(rows[-1]), flush=True)
+    else:
+        for row in rows:
+            print(json.dumps(row))
+    certified = [r for r in rows if r.get("checked")]
+    unsat = [r for r in certified if r["status"] == "UNSAT"]
+    times = [r["auto_s"] for r in rows]
+    print(f"\n{len(rows)} instances, load average {os.getloadavg()[0]:.1f}: "
+          f"{sum(r['status'] != 'UNKNOWN' for r in rows)} decided, "
+          f"{sum(r['status'] == 'UNKNOWN' for r in rows)} UNKNOWN, "
+          f"{len(unsat)} certified UNSAT, {sum(r['status'] == 'SAT' for r in rows)} SAT")
+    print(f"auto: median {statistics.median(times):.3f} s, worst {max(times):.3f} s")
+    if unsat:
+        worst = max(unsat, key=lambda r: r["ratio"])
+        median = statistics.median(r["ratio"] for r in unsat)
+        print(f"certified UNSAT / (3 x decision + 0.2 s): median {median}, worst {worst['ratio']} "
+              f"({worst['name']}: {worst['auto_s']} s vs {worst['decide_s']} s)")
+        big = max(unsat, key=lambda r: r["proof_bytes"])
+        print(f"largest proof {big['proof_bytes'] / 2**20:.1f} MiB ({big['name']}, "
+              f"checked in {big['check_s']} s)")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory of this process: {peak:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,304 @@
+"""The backtracker's LRAT proofs and the checker that accepts them.
+
+Every proof of the corpus is checked three ways: by ``nqcsp.lrat`` (binary and text forms), by a naive
+LRAT checker written here from the format's definition, and, as DRAT (ids and hints dropped), by dratify,
+which shares nothing with either. Tampered proofs must be rejected, and on any mutation nqcsp.lrat never
+accepts what the naive checker rejects.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naive import naive_has_solution
+
+from nqcsp.completion import random_completion
+from nqcsp.drat import check_drat
+from nqcsp.limits import Limits
+from nqcsp.lrat import check_lrat
+from nqcsp.problem import Problem
+from nqcsp.result import Status
+from nqcsp.solvers.backtrack import BacktrackSolver
+from nqcsp.statement import reference_cnf
+
+# --- the formats, written out from their definitions -------------------------------------------------
+
+
+def decode(proof: bytes) -> list[tuple]:
+    """Binary LRAT as steps: ("a", id, lits, hints) and ("d", ids)."""
+    steps, at = [], 0
+
+    def number() -> int:
+        nonlocal at
+        value = shift = 0
+        while True:
+            byte = proof[at]
+            at += 1
+            value |= (byte & 127) << shift
+            shift += 7
+            if byte < 128:
+                return -(value >> 1) if value & 1 else value >> 1
+
+    def until_zero() -> list[int]:
+        out = []
+        while (x := number()) != 0:
+            out.append(x)
+        return out
+
+    while at < len(proof):
+        kind = chr(proof[at])
+        at += 1
+        if kind == "a":
+            steps.append(("a", number(), until_zero(), until_zero()))
+        else:
+            steps.append(("d", until_zero()))
+    return steps
+
+
+def encode(steps: list[tuple]) -> bytes:
+    out = bytearray()
+
+    def number(x: int) -> None:
+        u = 2 * x if x >= 0 else -2 * x + 1
+        while u >= 128:
+            out.append((u & 127) | 128)
+            u >>= 7
+        out.append(u)
+
+    for step in steps:
+        out += step[0].encode()
+        for x in ([step[1], *step[2], 0, *step[3], 0] if step[0] == "a" else [*step[1], 0]):
+            number(x)
+    return bytes(out)
+
+
+def text(steps: list[tuple]) -> bytes:
+    lines, last = [], 0
+    for step in steps:
+        if step[0] == "a":
+            last = step[1]
+            lines.append(" ".join(map(str, [step[1], *step[2], 0, *step[3], 0])))
+        else:
+            lines.append(" ".join(map(str, [last, "d", *step[1], 0])))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def drat(steps: list[tuple], clauses: dict[int, list[int]]) -> str:
+    clauses = dict(clauses)
+    lines = []
+    for step in steps:
+        if step[0] == "a":
+            clauses[step[1]] = step[2]
+            lines.append(" ".join(map(str, [*step[2], 0])))
+        else:
+            lines.extend("d " + " ".join(map(str, [*clauses[i], 0])) for i in step[1])
+    return "\n".join(lines) + "\n"
+
+
+def naive_lrat(formula: list[tuple[int, ...]], steps: list[tuple]) -> bool:
+    """LRAT by its definition: each hint unit or falsified under the lemma's negation, ids increasing."""
+    clauses = {i: list(c) for i, c in enumerate(formula, 1)}
+    variables = max((abs(x) for c in formula for x in c), default=0)
+    last = len(formula)
+    for step in steps:
+        if step[0] == "d":
+            for i in step[1]:
+                if i not in clauses:
+                    return False
+                del clauses[i]
+            continue
+        _, lemma_id, lits, hints = step
+        if lemma_id <= last or any(abs(x) > variables for x in lits):
+            return False
+        assignment = {-x for x in lits}
+        conflict = any(-x in assignment for x in assignment)
+        for h in hints:
+            if conflict:
+                break
+            if h <= 0 or h not in clauses or h >= lemma_id:
+                return False
+            if any(x in assignment for x in clauses[h]):
+                return False
+            open_ = [x for x in clauses[h] if -x not in assignment]
+            if not open_:
+                conflict = True
+            elif len(open_) == 1:
+                assignment.add(open_[0])
+            else:
+                return False
+        if not conflict:
+            return False
+        clauses[lemma_id] = list(lits)
+        last = lemma_id
+        if not lits:
+            return True
+    return False
+
+
+# --- the corpus -------------------------------------------------------------------------------------------
+
+
+def unsat_corpus() -> list[Problem]:
+    problems = [Problem(n, [cell]) for n in (4, 5, 6, 7) for cell in itertools.product(range(n), repeat=2)
+                if not naive_has_solution(n, [cell])]
+    problems += [Problem(2), Problem(3), Problem(8, [(0, 0), (1, 2)]),
+                 Problem(1000, random_completion(1000, 935, 7))]
+    rng = random.Random(3)
+    while len(problems) < 60:  # random completions of 10..12-boards, UNSAT by brute force
+        n = rng.randint(10, 12)
+        queens = random_completion(n, rng.randint(2, 4), rng.randint(0, 10**6))
+        if not naive_has_solution(n, queens):
+            problems.append(Problem(n, queens))
+    return problems
+
+
+CORPUS = unsat_corpus()
+
+
+def prove(problem: Problem) -> tuple[bytes, bytes]:
+    result = BacktrackSolver().solve(problem, limits=Limits.unlimited())
+    assert result.status is Status.UNSAT and result.certificate.kind == "lrat"
+    return result.certificate.details["cnf"], result.certificate.details["proof"]
+
+
+@pytest.fixture(scope="module")
+def proofs() -> list[tuple[Problem, bytes, bytes]]:
+    return [(problem, *prove(problem)) for problem in CORPUS]
+
+
+def test_every_proof_of_the_corpus_is_accepted_three_ways(proofs):
+    for problem, cnf, proof in proofs:
+        statement = reference_cnf(problem)
+        assert cnf == statement.dimacs()
+        steps = decode(proof)
+        binary, plain = check_lrat(cnf, proof), check_lrat(cnf, text(steps))
+        assert binary.ok and plain.ok, (problem, binary.reason, plain.reason)
+        assert naive_lrat(list(statement.clauses), steps), problem
+        formula = {i: list(c) for i, c in enumerate(statement.clauses, 1)}
+        verdict = check_drat(statement.clauses, drat(steps, formula), statement.num_vars, "python")
+        assert verdict.ok, (problem, verdict.reason)
+
+
+# --- tampering --------------------------------------------------------------------------------------------
+
+
+def tampered(steps: list[tuple], rng: random.Random) -> dict[str, list[tuple]]:
+    adds = [at for at, s in enumerate(steps) if s[0] == "a"]
+    inner = [at for at in adds if steps[at][2] and steps[at][3]]
+    out = {"no empty clause": steps[:adds[-1]]}
+    if len(adds) > 1:
+        out["dropped lemma"] = steps[:adds[0]] + steps[adds[0] + 1:]
+        a, b = adds[-2], adds[-1]
+        swapped = list(steps)
+        swapped[a], swapped[b] = steps[b], steps[a]
+        out["reordered"] = swapped
+    if inner:
+        at = rng.choice(inner)
+        kind, lemma, lits, hints = steps[at]
+        out["flipped literal"] = steps[:at] + [(kind, lemma, [*lits[:-1], -lits[-1]], hints)] + steps[at + 1:]
+        out["last hint dropped"] = steps[:at] + [(kind, lemma, lits, hints[:-1])] + steps[at + 1:]
+        ahead = [lemma + 1, *hints]
+        out["hint to a future clause"] = steps[:at] + [(kind, lemma, lits, ahead)] + steps[at + 1:]
+        out["RAT hint"] = steps[:at] + [(kind, lemma, lits, [-hints[0], *hints[1:]])] + steps[at + 1:]
+        out["unknown variable"] = steps[:at] + [(kind, lemma, [*lits, 10**6], hints)] + steps[at + 1:]
+    return out
+
+
+def test_tampered_proofs_are_rejected(proofs):
+    rng = random.Random(7)
+    seen = set()
+    for problem, cnf, proof in proofs:
+        steps = decode(proof)
+        for name, bad in tampered(steps, rng).items():
+            seen.add(name)
+            for form in (encode(bad), text(bad)):
+                verdict = check_lrat(cnf, form)
+                assert not verdict.ok, (problem, name)
+        # Cut anywhere before the empty clause is whole (what follows it, deletions, is not needed).
+        last_addition = max(at for at, step in enumerate(steps) if step[0] == "a")
+        empty_clause_ends = len(encode(steps[:last_addition + 1]))
+        for cut in sorted({1, empty_clause_ends // 2, empty_clause_ends - 1}):
+            assert not check_lrat(cnf, proof[:cut]).ok, (problem, "truncated", cut)
+    assert len(seen) == 8
+
+
+def test_a_proof_of_another_statement_is_rejected(proofs):
+    problem, cnf, proof = next(p for p in proofs if len(decode(p[2])) > 3)
+    other = reference_cnf(Problem(problem.n + 1, problem.queens)).dimacs()
+    assert not check_lrat(other, proof).ok
+    short = cnf.rsplit(b"\n", 2)[0] + b"\n"  # the last clause gone, the header unchanged
+    assert not check_lrat(short, proof).ok
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_no_mutation_is_accepted_that_the_naive_checker_rejects(proofs, data):
+    problem, cnf, proof = data.draw(st.sampled_from(proofs[:40]))
+    steps = decode(proof)
+    at = data.draw(st.integers(0, len(steps) - 1))
+    step = steps[at]
+    if step[0] == "a":
+        lits, hints = list(step[2]), list(step[3])
+        target = data.draw(st.sampled_from(["lit", "hint"]))
+        values = lits if target == "lit" and lits else hints
+        if values:
+            i = data.draw(st.integers(0, len(values) - 1))
+            values[i] = data.draw(st.integers(-40, 40).filter(lambda v: v != 0))
+        step = ("a", step[1], lits, hints)
+    else:
+        step = ("d", [data.draw(st.integers(1, 60)) for _ in step[1]])
+    mutated = steps[:at] + [step] + steps[at + 1:]
+    formula = list(reference_cnf(problem).clauses)
+    expected = naive_lrat(formula, mutated)
+    assert check_lrat(cnf, encode(mutated)).ok is expected
+    assert check_lrat(cnf, text(mutated)).ok is expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(garbage=st.binary(max_size=200))
+def test_random_bytes_never_crash_the_checker(garbage):
+    cnf = reference_cnf(Problem(4, [(0, 0)])).dimacs()
+    assert not check_lrat(cnf, garbage).ok
+    assert not check_lrat(garbage, garbage).ok
+
+
+def test_proof_dir_writes_the_lrat_pair_and_check_proof_accepts_only_it(tmp_path):
+    import subprocess
+    import sys
+
+    def nqcsp(*args):
+        return subprocess.run([sys.executable, "-m", "nqcsp", *args], capture_output=True, text=True,
+                              timeout=120)
+
+    solved = nqcsp("solve", "8", "--queen", "0,0", "--queen", "1,2", "--proof-dir", str(tmp_path))
+    assert solved.returncode == 1 and "lrat, checked by nqcsp-lrat" in solved.stdout
+    cnf, proof = tmp_path / "statement.cnf", tmp_path / "proof.lrat"
+    assert cnf.read_bytes() == reference_cnf(Problem(8, [(0, 0), (1, 2)])).dimacs()
+    checked = nqcsp("check-proof", str(cnf), str(proof))
+    assert checked.returncode == 0 and "valid" in checked.stdout and "n=8 queens=0,0 1,2" in checked.stdout
+    steps = decode(proof.read_bytes())
+    (tmp_path / "bad.lrat").write_bytes(encode(steps[1:]))
+    assert nqcsp("check-proof", str(cnf), str(tmp_path / "bad.lrat")).returncode == 1
+    (tmp_path / "proof.txt").write_bytes(text(steps))
+    assert nqcsp("check-proof", "--format", "lrat", str(cnf), str(tmp_path / "proof.txt")).returncode == 0
+
+
+def test_a_check_that_cannot_fit_leaves_a_claim_naming_the_figures(monkeypatch):
+    import nqcsp
+    from nqcsp import lrat
+
+    problem = Problem(8, [(0, 0), (1, 2)])
+    monkeypatch.setattr(lrat, "SECONDS_PER_PROOF_BYTE", 1.0)  # every proof now "needs" minutes to check
+    claim = nqcsp.solve(problem, solver="backtrack", time_limit=5)
+    assert claim.status is Status.UNSAT and not claim.certificate.checked
+    reason = claim.certificate.details["unchecked"]
+    assert reason.startswith("backtrack decided UNSAT in ") and "LRAT proof's check needs ~" in reason
+    assert "s left" in reason and claim.stats["stage"] == "check"
+    # auto still answers: a second complete backend confirms the claim, or it says what was missing.
+    confirmed = nqcsp.solve(problem, time_limit=30)
+    assert confirmed.status is Status.UNSAT and confirmed.certificate.checked
+    assert confirmed.certificate.kind in ("agreement", "drat")
