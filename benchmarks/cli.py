@@ -1,4 +1,5 @@
-"""Command line: ``run`` a suite, ``analyze`` result files, ``list`` the suites, ``check-generator``.
+"""Command line: ``run`` a suite, ``analyze`` result files, ``list`` the suites, ``check-generator``,
+``peers`` (CPU-second ratios against native peers given by path, benchmarks/native_peers.py).
 
 ``python -m benchmarks run SUITE`` appends to ``./bench-results/SUITE.jsonl`` (``--out DIR`` names another
 directory; ``--publish`` writes to the package's tracked ``benchmarks/results/``). ``analyze`` writes its
@@ -61,10 +62,18 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--seeds", type=int, default=10, help="seeds 0..K-1 per size (default 10)")
 
     sub.add_parser("list", help="the suites and what they hold")
+    sub.add_parser("peers", add_help=False,
+                   help="side by side with native peers given by path, CPU-second ratios "
+                        "(python -m benchmarks peers --help)")
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["peers"]:
+        from benchmarks.native_peers import main as peers_main
+
+        return peers_main(argv[1:])
     args = parser().parse_args(argv)
     if args.command == "list":
         for name, suite in SUITES.items():

@@ -7,7 +7,8 @@ else a key of ``nqcsp.lrat._REASONS``), detail (a clause number or an error kind
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqcsp._jit import njit
 
 _SPACE, _TAB, _NEWLINE, _RETURN = 32, 9, 10, 13
 _COMMENT, _PROBLEM, _DELETE, _ADD, _MINUS, _ZERO, _NINE = 99, 112, 100, 97, 45, 48, 57

@@ -15,8 +15,8 @@ from nqcsp.solvers import options_for, require_installed
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
 from nqcsp.verifier import find_violation
 
-# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen), with margin,
-# and its chunk temporaries (int64 rows, columns and line indices of 2^20 queens).
+# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen; 2 bytes past
+# 2**28 queens), with margin, and its chunk buffers (int64 rows, columns and line indices of 2^20 queens).
 VERIFY_S_PER_QUEEN = 2.5e-8
 VERIFY_BYTES_PER_QUEEN = 6
 VERIFY_CHUNK_BYTES = 5 * 8 << 20

@@ -429,6 +429,32 @@ def test_the_c_counting_reference_counts_what_nqcsp_and_brute_force_count(tmp_pa
         assert total == count(n, symmetry=False) and int(fundamental) == count_unique(n)
 
 
+def _fake_counter(tmp_path: Path, printed: str) -> str:
+    script = tmp_path / "counter"
+    script.write_text(f"#!/bin/sh\necho '{printed}'\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_peers_command_prints_ratios_for_a_counter_that_agrees(tmp_path):
+    from benchmarks.cli import main
+
+    counter = _fake_counter(tmp_path, f"8:{naive_count(8)}:12 0.000007")  # Takaken's output line
+    out = subprocess.run([sys.executable, "-m", "benchmarks", "peers", "--count-peer", counter,
+                          "--count-n", "8", "--repeat", "1"], capture_output=True, text=True, check=True)
+    row = next(line for line in out.stdout.splitlines() if line.startswith("count n=8"))
+    assert len(row.split()) == 10  # label (2 words), 4 CPU figures, 2 ratios, 2 peaks
+    with pytest.raises(SystemExit):
+        main(["peers"])  # no peer given: a usage error
+
+
+def test_peers_command_refuses_a_counter_that_disagrees(tmp_path):
+    counter = _fake_counter(tmp_path, "8:93:12 0.000007")
+    out = subprocess.run([sys.executable, "-m", "benchmarks", "peers", "--count-peer", counter,
+                          "--count-n", "8", "--repeat", "1"], capture_output=True, text=True)
+    assert out.returncode != 0 and "disagree" in out.stderr
+
+
 def test_limits_family_has_many_queens_of_a_solution_and_a_columns_writing_task():
     from benchmarks.worker import write_columns
 

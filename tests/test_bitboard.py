@@ -164,3 +164,12 @@ def test_node_estimates_converge_to_the_exact_search_size():
     assert sum(exact) > 1000 and any(e == 0 for e in exact)      # dead prefixes are in the test
     for estimate, truth in zip(estimates, exact, strict=True):
         assert estimate == truth == 0 or abs(estimate - truth) <= 0.1 * truth, (estimate, truth)
+
+
+def test_loading_a_kernel_leaves_scipy_linalg_alone_and_importable():
+    """numba's BLAS probe would import scipy.linalg (0.35 s of start-up); nqcsp._jit answers it without
+    scipy, and scipy.linalg still imports afterwards for whoever needs it."""
+    code = ("import sys, nqcsp; assert nqcsp.count(8) == 92; print('scipy.linalg' in sys.modules); "
+            "import scipy.linalg; print(scipy.linalg.det([[2.0]]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "2.0"]

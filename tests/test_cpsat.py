@@ -62,7 +62,7 @@ def test_attacking_mandatory_queens_are_unsat_in_the_api_and_in_the_backend(mode
 
 
 @pytest.mark.parametrize("model", MODELS)
-@pytest.mark.parametrize("hint", [None, "construct"])
+@pytest.mark.parametrize("hint", [None, "construct", "localsearch"])
 @pytest.mark.parametrize("n", [1, 5, 8, 13, 40, 101])
 def test_sat_answers_pass_the_naive_checker(model, hint, n):
     for queens in ([], mandatory_for(n), [(n - 1, n // 2)] if n > 1 else []):
@@ -98,6 +98,20 @@ def enumerate_solutions(problem, **options):
 
 def count_solutions(problem, **options):
     return len(enumerate_solutions(problem, **options))
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_local_search_hint_is_used_when_found_and_unsat_boards_stay_unsat(model):
+    n, queens = 300, [(0, 100)]
+    result = solve(n, queens, solver="cpsat", model=model, hint="localsearch", seed=3)
+    assert result.status is Status.SAT and naive_is_solution(n, result.columns.tolist(), queens)
+    assert result.stats["hint"] == "qs4"
+    # No solution holds a queen on (0, 0) of the 6-board: qs4 gives up, the construction is hinted
+    # and CP-SAT still proves it.
+    assert not naive_has_solution(6, [(0, 0)])
+    unsat = CpSatSolver().solve(Problem(6, [(0, 0)]), limits=Limits.unlimited(), seed=1,
+                                **options_for("cpsat", {"model": model, "hint": "localsearch"}))
+    assert unsat.status is Status.UNSAT and unsat.stats["hint"] == "construction"
 
 
 @pytest.mark.parametrize("model", MODELS)

@@ -78,6 +78,25 @@ def test_verify_works_chunked_across_boundaries(monkeypatch):
     assert verify(101, cols) == naive_is_solution(101, cols)
 
 
+@pytest.mark.parametrize("fused_max_n", [0, 10**9])
+def test_each_family_is_checked_in_separate_passes_as_in_one(monkeypatch, fused_max_n):
+    """Big boards mark one family of lines per pass (less memory); both ways find every kind of attack."""
+    import nqcsp.verifier as v
+
+    monkeypatch.setattr(v, "_CHUNK", 7)
+    monkeypatch.setattr(v, "_FUSED_MAX_N", fused_max_n)
+    n = 53
+    good = closed_form(n).tolist()
+    assert verify(n, good)
+    same_column = good.copy()
+    same_column[10] = same_column[20]
+    anti = list(range(n))[::-1]   # every queen on one anti-diagonal only
+    diagonal = list(range(n))     # every queen on one diagonal only
+    for cols, kind in ((same_column, "column"), (anti, "anti-diagonal"), (diagonal, "a diagonal")):
+        assert not naive_is_solution(n, cols)
+        assert kind in find_violation(n, cols)
+
+
 def test_a_column_beyond_64_bits_is_false_not_an_overflow():
     assert verify(4, [1, 3, 0, 2**63]) is False
     assert "outside" in find_violation(4, [1, 3, 0, -(2**64)])

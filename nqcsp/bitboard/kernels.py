@@ -10,7 +10,8 @@ All uint64 arithmetic uses uint64 constants: mixing with Python ints would make 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqcsp._jit import njit
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)

@@ -14,8 +14,8 @@ the column is not free).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from nqcsp._jit import njit
 from nqcsp.bitboard.kernels import popcount
 
 ONE = np.uint64(1)

@@ -61,7 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> None:
     """The ``nqcsp`` command: ``main``, then exit. After Ctrl-C the process ends at once: native work
-    that was told to stop (a CP-SAT search) must not hold up the exit while the interpreter shuts down."""
+    that was told to stop (a CP-SAT search) must not hold up the exit while the interpreter shuts down.
+    Otherwise the heap is frozen first, so the interpreter's final garbage collection skips every object
+    the process made (numba's alone cost 0.2 to 0.4 s at exit); the operating system frees them."""
+    import gc
     import os
 
     code = main()
@@ -70,6 +73,7 @@ def entry() -> None:
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
         os._exit(code)
+    gc.freeze()
     sys.exit(code)
 
 

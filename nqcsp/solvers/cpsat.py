@@ -13,6 +13,9 @@ and the LP relaxation off) are the fastest configuration in ``benchmarks/results
 problem every one of those phases costs seconds at n >= 200 and never pays back on a feasible instance.
 ``hint="construct"`` (default) adds the closed-form construction, adjusted to meet the mandatory queens,
 as a solution hint: CP-SAT only uses it to order its decisions, so the answer is exactly as trustworthy.
+``hint="localsearch"`` hints qs4's answer instead when qs4 finds one in a quarter of the time left (the
+construction otherwise): CP-SAT then confirms a complete assignment against its model, without
+branching, so the AllDifferent model is no longer the slow one on big boards (n = 1000 in about 1 s).
 ``expand_alldiff=True`` (default) lets CP-SAT expand the AllDifferents into Boolean at-most-ones.
 
 The call's limits hold at the edges: the model's memory and CP-SAT's uninterruptible loading time are
@@ -43,7 +46,7 @@ import numpy as np
 from nqcsp.certify import empty_line_certificate
 from nqcsp.cnf import RESIDUAL_S_PER_CELL
 from nqcsp.construction import permutation_near
-from nqcsp.limits import Limits, OutOfTime, time_limit_reason
+from nqcsp.limits import Limits, OutOfTime, Unfinished, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.residual import Residual, estimated_bytes, residual_of
 from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
@@ -225,7 +228,7 @@ def build_residual_alldiff(residual: Residual, config: dict[str, Any]) -> cp_mod
     model.add_all_different(q)
     model.add_all_different([var + row for var, row in zip(q, rows, strict=True)])
     model.add_all_different([var - row for var, row in zip(q, rows, strict=True)])
-    order_and_hint(model, q, config, lambda: permutation_near(residual.problem)[residual.rows].tolist())
+    order_and_hint(model, q, config, lambda: hint_columns(residual.problem, config)[residual.rows].tolist())
     return model
 
 
@@ -247,8 +250,31 @@ def build_alldiff(problem: Problem, config: dict[str, Any]) -> tuple[cp_model.Cp
     model.add_all_different(q)
     model.add_all_different([q[r] + r for r in range(n)])
     model.add_all_different([q[r] - r for r in range(n)])
-    order_and_hint(model, q, config, lambda: permutation_near(problem).tolist())
+    order_and_hint(model, q, config, lambda: hint_columns(problem, config).tolist())
     return model, q
+
+
+def hint_columns(problem: Problem, config: dict[str, Any]) -> np.ndarray:
+    """Columns by row to hint: local search's answer when ``solve`` found one, else the construction."""
+    found = config.get("hint_columns")
+    return permutation_near(problem) if found is None else np.asarray(found, dtype=np.int64)
+
+
+def local_search_hint(problem: Problem, limits: Limits, seed: int | None) -> np.ndarray | None:
+    """For ``hint="localsearch"``: a solution from qs4 within a quarter of the time left, or None (qs4 not
+    installed, out of its share of time, or gave up). Only a hint: CP-SAT checks every constraint of its
+    model against it, and the answer is verified like any other."""
+    from nqcsp.solvers import get_solver, is_installed, options_for
+
+    if problem.n < 4 or not is_installed("qs4"):
+        return None
+    remaining = limits.remaining()
+    share = limits.within(None if remaining is None else remaining / 4)
+    try:
+        result = get_solver("qs4").solve(problem, limits=share, seed=seed, **options_for("qs4", {}))
+    except Unfinished:
+        return None
+    return result.columns if result.status is Status.SAT else None
 
 
 def order_and_hint(model: cp_model.CpModel, q: list[Any], config: dict[str, Any],
@@ -263,7 +289,7 @@ def order_and_hint(model: cp_model.CpModel, q: list[Any], config: dict[str, Any]
         median = config["search"] == "min-domain-median"
         value = cp_model.SELECT_MEDIAN_VALUE if median else cp_model.SELECT_MIN_VALUE
         model.add_decision_strategy([q[i] for i in middle_out], cp_model.CHOOSE_MIN_DOMAIN_SIZE, value)
-    if config["hint"] == "construct":
+    if config["hint"] is not None:
         for var, col in zip(q, hint(), strict=True):
             model.add_hint(var, col)
 
@@ -294,9 +320,9 @@ def build_boolean(problem: Problem, config: dict[str, Any]) -> cp_model.CpModel:
     for offset in range(-(n - 2), n - 1):  # diagonals of length 1 constrain nothing
         parts.append(_literals_text("at_most_one", np.diagonal(cell_index, offset)))
         parts.append(_literals_text("at_most_one", np.diagonal(anti, offset)))
-    if config["hint"] == "construct":
+    if config["hint"] is not None:
         values = np.zeros((n, n), dtype=np.int8)
-        values[np.arange(n), permutation_near(problem)] = 1
+        values[np.arange(n), hint_columns(problem, config)] = 1
         parts.append(f"solution_hint {{ vars: [{','.join(map(str, range(n * n)))}] "
                      f"values: [{','.join(map(str, values.reshape(-1).tolist()))}] }}")
     model.proto.merge_text_format("\n".join(parts))
@@ -426,6 +452,12 @@ class CpSatSolver:
         if line is not None:
             return Result(problem, Status.UNSAT, self.name, certificate=empty_line_certificate(line))
         limits.check_time("build")
+        if config["hint"] == "localsearch":
+            found = local_search_hint(problem, limits, seed)
+            if found is not None:
+                # A complete, consistent hint is taken as it stands (no branches): expanding the
+                # AllDifferents (seconds at n = 1000) would buy nothing.
+                config = {**config, "hint_columns": found, "expand_alldiff": False}
         model = build(problem, config)
         build_s = time.perf_counter() - started
         limits.check_time("build")
@@ -434,6 +466,8 @@ class CpSatSolver:
         stats = {"model": config["model"] + (" (residual board)" if residual is not None else ""),
                  BUILD_S: build_s, **_search_stats(solver),
                  SEARCH_S: time.perf_counter() - started - build_s, SOLVE_S: time.perf_counter() - started}
+        if config["hint"] is not None:
+            stats["hint"] = "qs4" if "hint_columns" in config else "construction"
         if "expand_alldiff_off" in config:
             stats["expand_alldiff"] = f"off ({config['expand_alldiff_off']} would not allow it)"
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -63,8 +63,6 @@ def _seed(seed: int | None) -> int:
 # stage may run this much over the deadline rather than never start in a fresh process.
 KERNEL_LOAD_S = 0.8
 KERNEL_LOAD_GRACE_S = 0.4
-# The set-up pass over every queen is one uninterruptible kernel step: about 10 ns per queen at 10^8.
-SETUP_S_PER_QUEEN = 1.2e-8
 
 
 KERNELS = "nqcsp.solvers._kernels.localsearch"
@@ -75,11 +73,16 @@ def _kernel_loaded(kernel: str) -> bool:
     return module is not None and bool(getattr(module, kernel).overloads)
 
 
+def diagonal_bytes(n: int) -> int:
+    """The kernels' diagonal counters: 2 bits per line, 2n - 1 lines in each of the two families."""
+    return (2 * (2 * n - 1) + 3) // 4 if n else 0
+
+
 def bytes_needed(n: int) -> int:
-    """The arrays of a run: columns (4 or 8 bytes), two uint8 diagonal counters (2 x 2n), the column
+    """The arrays of a run: columns (4 or 8 bytes), the packed diagonal counters (n bytes), the column
     counters of min-conflicts (n), the mandatory-row bitset, and qs4's bounded list of attacked rows."""
     column_bytes = 4 if n < 2**31 else 8
-    return n * (column_bytes + 4 + 1) + n // 8 + 8 * _MAX_WORK
+    return n * (column_bytes + 1) + diagonal_bytes(n) + n // 8 + 8 * _MAX_WORK
 
 
 def _option(options: dict[str, Any], name: str, default: int) -> int:
@@ -113,7 +116,6 @@ class _LocalSearch:
             return Result(problem, Status.UNKNOWN if n else Status.SAT, self.name,
                           columns=None if n else columns_array([], 0), stats=stats)
         limits.need_memory("search", bytes_needed(n), f"local search on {n} queens")
-        limits.need_time("search", SETUP_S_PER_QUEEN * n)
         state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
         rng = np.array([seed], dtype=np.uint64)
         mandatory = problem.queen_array
@@ -126,9 +128,8 @@ class _LocalSearch:
         state[kernels.FREE_ROWS] = n - len(mandatory)
         self._configure(state, options, n, tail, kernels)
         q = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
-        up = np.zeros(2 * n - 1, dtype=np.uint8)
-        down = np.zeros(2 * n - 1, dtype=np.uint8)
-        step = self._stepper(kernels, q, up, down, fixed, mandatory, state, rng)
+        diag = np.zeros(diagonal_bytes(n), dtype=np.uint8)
+        step = self._stepper(kernels, q, diag, fixed, mandatory, state, rng)
         kernel_s, chunks = _run_in_chunks(step, state, kernels, clock)
         stats.update(iterations=int(state[kernels.ITERATIONS]), restarts=int(state[kernels.RESTARTS]),
                      initial_conflicts=int(state[kernels.INITIAL_CONFLICTS]), kernel_s=kernel_s,
@@ -145,7 +146,7 @@ class _LocalSearch:
     def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
         raise NotImplementedError
 
-    def _stepper(self, kernels: Any, q: np.ndarray, up: np.ndarray, down: np.ndarray, fixed: np.ndarray,
+    def _stepper(self, kernels: Any, q: np.ndarray, diag: np.ndarray, fixed: np.ndarray,
                  mandatory: np.ndarray, state: np.ndarray, rng: np.ndarray) -> Any:
         raise NotImplementedError
 
@@ -191,13 +192,13 @@ class Qs4Solver(_LocalSearch):
     def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
         state[kernels.MAX_FAILED] = _option(options, "max_failed_swaps", default_failed_swaps(n, tail))
 
-    def _stepper(self, kernels: Any, q: np.ndarray, up: np.ndarray, down: np.ndarray, fixed: np.ndarray,
+    def _stepper(self, kernels: Any, q: np.ndarray, diag: np.ndarray, fixed: np.ndarray,
                  mandatory: np.ndarray, state: np.ndarray, rng: np.ndarray) -> Any:
         rows, cols, sorted_cols = _mandatory_arrays(mandatory)
         work = np.zeros(min(4 * len(q) + 64, _MAX_WORK), dtype=np.int64)
 
         def step(budget: int) -> None:
-            kernels.run_qs4(q, up, down, fixed, rows, cols, sorted_cols, work, state, rng, budget)
+            kernels.run_qs4(q, diag, fixed, rows, cols, sorted_cols, work, state, rng, budget)
 
         return step
 
@@ -211,14 +212,14 @@ class MinConflictsSolver(_LocalSearch):
     def _configure(self, state: np.ndarray, options: dict[str, Any], n: int, tail: int, kernels: Any) -> None:
         state[kernels.STALL_LIMIT] = _option(options, "stall_steps", 100)
 
-    def _stepper(self, kernels: Any, q: np.ndarray, up: np.ndarray, down: np.ndarray, fixed: np.ndarray,
+    def _stepper(self, kernels: Any, q: np.ndarray, diag: np.ndarray, fixed: np.ndarray,
                  mandatory: np.ndarray, state: np.ndarray, rng: np.ndarray) -> Any:
         rows, cols, sorted_cols = _mandatory_arrays(mandatory)
         n = len(q)
         column_counts = np.zeros(n, dtype=np.uint8)
 
         def step(budget: int) -> None:
-            kernels.run_minconflicts(q, column_counts, up, down, fixed, rows, cols, sorted_cols, state, rng,
+            kernels.run_minconflicts(q, column_counts, diag, fixed, rows, cols, sorted_cols, state, rng,
                                      budget)
 
         return step

@@ -3,8 +3,11 @@
 Everything a run needs lives in arrays owned by the caller, so a kernel can stop after ``budget`` units
 of work, let Python look at the clock, and be called again to resume exactly where it stopped:
 
-- ``q[row] = col``; ``up[row + col]`` and ``down[row - col + n - 1]`` count the queens on each diagonal,
-  ``cols[col]`` (min-conflicts only: it leaves the permutation) the queens in each column.
+- ``q[row] = col``; ``diag`` counts the queens on every diagonal of both families in 2-bit fields, four
+  to a byte: line ``row + col`` (anti-diagonals), then line ``row - col + 3n - 2`` (diagonals, after the
+  2n - 1 anti-diagonals); ``cols[col]`` (min-conflicts only: it leaves the permutation) the queens in each
+  column, one byte each. Packed counters are what makes big boards fast: the greedy start reads two
+  random counters per try, and at n = 10^7 the whole table (n bytes) stays in the last-level cache.
 - ``fixed`` is a bitset of the mandatory rows; ``mand_rows``/``mand_cols`` list them by row and
   ``mand_cols_sorted`` their columns in order.
 - ``work`` (qs4 only) is a list of rows that may be attacked. Invariant: on every line holding two or
@@ -15,18 +18,17 @@ of work, let Python look at the clock, and be called again to resume exactly whe
   was there first, not only the newcomer.
 - ``state`` holds the phase, cursors, counters and budgets (indices below); ``rng`` the PRNG state.
 
-Counters are uint8: a queen is never added to a line already holding ``LIMIT`` queens (such a move is
-refused), so they cannot wrap. Real runs stay far below: greedy placement leaves at most one queen per
-diagonal except for the last few random ones.
+A queen is never added to a line already holding ``LIMIT`` queens (such a move is refused), so no counter
+wraps into its neighbour. Real runs stay far below: greedy placement leaves at most one queen per diagonal
+except for the last few random ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from llvmlite import binding, ir
-from numba import njit
-from numba.core import cgutils, types
-from numba.extending import intrinsic
+
+from nqcsp._jit import cgutils, intrinsic, njit, types
 
 # Indices into the int64 state array.
 PHASE = 0
@@ -46,17 +48,25 @@ MAX_RESTARTS = 13
 SCAN_LIMIT = 14       # greedy: columns tried per row before it is placed anyway
 FREE_ROWS = 15
 SCAN_POS = 16         # greedy: where the search for the next row's column resumes
-RING = 17             # shuffle: the next RING_SIZE draws, made early so their targets can be prefetched
-RING_SIZE = 16
-STATE_SIZE = RING + RING_SIZE
+KEYS = 17             # set-up: the keys of this attempt's random permutation of the free columns
+ROUNDS = 2
+STATE_SIZE = KEYS + 2 * ROUNDS
 
 # Phases.
-SETUP, SHUFFLE, GREEDY, TAIL, REPAIR, SOLVED, EXHAUSTED = range(7)  # the finished ones last
+SETUP, GREEDY, TAIL, REPAIR, SOLVED, EXHAUSTED = range(6)  # the finished ones last
 
-LIMIT = 255  # the most queens a uint8 counter may hold
+FIELD_BITS = 2
+FIELD_MASK = (1 << FIELD_BITS) - 1
+FIELDS_PER_BYTE = 8 // FIELD_BITS
+LIMIT = FIELD_MASK  # the most queens a counter may hold
 # Greedy: candidates this far ahead of the scan have their diagonal counters prefetched. Row r + 8 tests
 # about the candidate at scan + 24, and its counter sits a few bytes from the prefetched r + col.
 PREFETCH_AHEAD = 24
+
+
+def diagonal_bytes(n: int) -> int:
+    """Bytes of the packed counters of both diagonal families of an n-board."""
+    return (2 * (2 * n - 1) + FIELDS_PER_BYTE - 1) // FIELDS_PER_BYTE if n else 0
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -113,47 +123,90 @@ def _free_row_from(fixed, rng, start, n):
 
 
 @njit(cache=True)
-def _leave(counts, line):
-    """Take a queen off a line; the change in collisions."""
-    c = counts[line]
-    counts[line] = c - 1
+def up_line(n, row, col):
+    return row + col
+
+
+@njit(cache=True)
+def down_line(n, row, col):
+    return row - col + 3 * n - 2
+
+
+@njit(cache=True)
+def diagonal_count(diag, line):
+    return np.int64((diag[line >> 2] >> ((line & 3) << 1)) & FIELD_MASK)
+
+
+@njit(cache=True)
+def _field(line):
+    return np.uint8(1 << ((line & 3) << 1))
+
+
+@njit(cache=True)
+def _leave_diagonal(diag, line):
+    """Take a queen off a diagonal; the change in collisions."""
+    c = diagonal_count(diag, line)
+    diag[line >> 2] -= _field(line)
     return -1 if c >= 2 else 0
 
 
 @njit(cache=True)
-def _enter(counts, line):
-    c = counts[line]
-    counts[line] = c + 1
+def _enter_diagonal(diag, line):
+    c = diagonal_count(diag, line)
+    diag[line >> 2] += _field(line)
     return 1 if c >= 1 else 0
 
 
 @njit(cache=True)
-def swap_queens(q, up, down, i, j):
+def _leave_column(cols, col):
+    c = cols[col]
+    cols[col] = c - 1
+    return -1 if c >= 2 else 0
+
+
+@njit(cache=True)
+def _enter_column(cols, col):
+    c = cols[col]
+    cols[col] = c + 1
+    return 1 if c >= 1 else 0
+
+
+@njit(cache=True)
+def _lift(q, diag, row, col):
+    n = q.size
+    return _leave_diagonal(diag, up_line(n, row, col)) + _leave_diagonal(diag, down_line(n, row, col))
+
+
+@njit(cache=True)
+def _drop(q, diag, row, col):
+    n = q.size
+    return _enter_diagonal(diag, up_line(n, row, col)) + _enter_diagonal(diag, down_line(n, row, col))
+
+
+@njit(cache=True)
+def swap_queens(q, diag, i, j):
     """Exchange the columns of rows i and j, updating the diagonal counters; the change in collisions.
 
     Swapping again undoes it. The caller checks first that no counter would pass LIMIT.
     """
     if i == j:
         return 0
-    last = q.size - 1
     a = np.int64(q[i])
     b = np.int64(q[j])
-    delta = _leave(up, i + a) + _leave(down, i - a + last) + _leave(up, j + b) + _leave(down, j - b + last)
+    delta = _lift(q, diag, i, a) + _lift(q, diag, j, b)
     q[i] = b
     q[j] = a
-    delta += _enter(up, i + b) + _enter(down, i - b + last) + _enter(up, j + a) + _enter(down, j - a + last)
-    return delta
+    return delta + _drop(q, diag, i, b) + _drop(q, diag, j, a)
 
 
 @njit(cache=True)
-def move_queen(q, cols, up, down, row, col):
-    """Move the queen of ``row`` to ``col``, updating all three counters; the change in collisions."""
-    last = q.size - 1
+def move_queen(q, cols, diag, row, col):
+    """Move the queen of ``row`` to ``col``, updating all counters; the change in collisions."""
     old = np.int64(q[row])
     if old == col:
         return 0
-    delta = _leave(cols, old) + _leave(up, row + old) + _leave(down, row - old + last)
-    delta += _enter(cols, col) + _enter(up, row + col) + _enter(down, row - col + last)
+    delta = _leave_column(cols, old) + _lift(q, diag, row, old)
+    delta += _enter_column(cols, col) + _drop(q, diag, row, col)
     q[row] = col
     return delta
 
@@ -178,17 +231,19 @@ def _restart(state):
 
 
 @njit(cache=True)
-def _place(q, up, down, work, state, row):
+def _place(q, diag, work, state, row):
     """Add the queen of ``row`` to the diagonal counters; False if it cannot be (overflow, full list)."""
-    last = q.size - 1
+    n = q.size
     col = np.int64(q[row])
-    d1 = row + col
-    d2 = row - col + last
-    if up[d1] >= LIMIT or down[d2] >= LIMIT:
+    up = up_line(n, row, col)
+    down = down_line(n, row, col)
+    on_up = diagonal_count(diag, up)
+    on_down = diagonal_count(diag, down)
+    if on_up >= LIMIT or on_down >= LIMIT:
         return False
-    hits = (up[d1] > 0) + (down[d2] > 0)
-    up[d1] += 1
-    down[d2] += 1
+    _enter_diagonal(diag, up)
+    _enter_diagonal(diag, down)
+    hits = (on_up > 0) + (on_down > 0)
     if hits:
         state[COLLISIONS] += hits
         return _push(work, state, row)
@@ -196,82 +251,108 @@ def _place(q, up, down, work, state, row):
 
 
 @njit(cache=True)
-def _setup(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, state, rng):
-    """Counters cleared, mandatory queens placed, free columns given to free rows in order."""
+def _draw_keys(state, rng):
+    """Odd multipliers and offsets of this attempt's permutation (62 bits: they fit the int64 state)."""
+    for k in range(ROUNDS):
+        state[KEYS + 2 * k] = np.int64((next_random(rng) >> np.uint64(2)) | np.uint64(1))
+        state[KEYS + 2 * k + 1] = np.int64(next_random(rng) >> np.uint64(2))
+
+
+@njit(cache=True)
+def _scramble(x, state, bits, mask):
+    """A bijection of [0, 2**bits): rounds of an odd multiply (carries bits up), a xor-shift (down) and
+    an offset, as in a hash finaliser (two rounds measured as good as a Fisher-Yates shuffle for the
+    greedy start: 2.985 tries per row either way at n = 10^7)."""
+    shift = np.uint64((bits + 1) // 2)
+    for k in range(ROUNDS):
+        x = (x * np.uint64(state[KEYS + 2 * k])) & mask
+        x ^= x >> shift
+        x = (x + np.uint64(state[KEYS + 2 * k + 1])) & mask
+    return x ^ (x >> shift)
+
+
+@njit(cache=True)
+def _permuted(i, size, state, bits, mask):
+    """The image of ``i`` under a random bijection of [0, size): the scramble, cycle-walked back into
+    range (Black & Rogaway 2002; fewer than two rounds of walking on average, as size > 2**bits / 2)."""
+    x = _scramble(np.uint64(i), state, bits, mask)
+    while x >= np.uint64(size):
+        x = _scramble(x, state, bits, mask)
+    return np.int64(x)
+
+
+@njit(cache=True)
+def _count_at_most(ascending, value):
+    """How many entries of the ascending array are <= value (a scan for the usual few entries)."""
+    if ascending.size > 16:
+        return np.searchsorted(ascending, value, side="right")
+    count = 0
+    while count < ascending.size and ascending[count] <= value:
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _setup(q, diag, mand_rows, mand_cols, mand_cols_sorted, state, rng, budget):
+    """Rows [CURSOR, CURSOR + budget) get their columns: a mandatory row its own, the free rows a random
+    permutation of the free columns; the units spent. The first call also clears the counters.
+
+    The permutation is computed, not shuffled: row by row in memory order, no random access at all (a
+    Fisher-Yates shuffle of 10^8 columns is a cache miss per row), and any row's column is known without
+    its predecessors, so a chunk starts anywhere.
+    """
     n = q.size
-    up[:] = 0
-    down[:] = 0
-    m = 0
-    s = 0
-    col = 0
-    for row in range(n):
-        if m < mand_rows.size and mand_rows[m] == row:
-            q[row] = mand_cols[m]
+    row = state[CURSOR]
+    if row == 0:
+        diag[:] = 0
+        _draw_keys(state, rng)
+        state[WORK_SIZE] = 0
+        state[COLLISIONS] = 0
+        state[FAILED] = 0
+        state[STALL] = 0
+        state[SCAN_POS] = 0
+    free = state[FREE_ROWS]
+    bits = 1
+    while (1 << bits) < free:
+        bits += 1
+    mask = np.uint64((1 << bits) - 1)
+    # Free columns below mandatory column s_k: s_k - k; the free column of rank r is r plus the number of
+    # mandatory columns whose count is <= r.
+    free_below = mand_cols_sorted - np.arange(mand_cols_sorted.size)
+    m = np.searchsorted(mand_rows, row)
+    stop = min(n, row + budget)
+    for r in range(row, stop):
+        if m < mand_rows.size and mand_rows[m] == r:
+            col = np.int64(mand_cols[m])
             m += 1
-            up[row + q[row]] += 1
-            down[row - q[row] + n - 1] += 1
+            q[r] = col
+            _enter_diagonal(diag, up_line(n, r, col))
+            _enter_diagonal(diag, down_line(n, r, col))
         else:
-            while s < mand_cols_sorted.size and mand_cols_sorted[s] == col:
-                col += 1
-                s += 1
-            q[row] = col
-            col += 1
-    state[WORK_SIZE] = 0
-    state[COLLISIONS] = 0
-    state[FAILED] = 0
-    state[STALL] = 0
-    state[CURSOR] = 0
-    state[SCAN_POS] = 0
-    for row in range(min(RING_SIZE, n)):
-        state[RING + row] = _draw_partner(fixed, rng, row, n)
-    state[PHASE] = SHUFFLE
+            rank = _permuted(r - m, free, state, bits, mask)
+            q[r] = rank + _count_at_most(free_below, rank)
+    state[CURSOR] = stop
+    if stop == n:
+        state[CURSOR] = 0
+        state[PHASE] = GREEDY
+    return max(stop - row, 1)
 
 
 @njit(cache=True)
-def _draw_partner(fixed, rng, row, n):
-    """Fisher-Yates partner of ``row``: a random free row in [row, n), or -1 for a mandatory row."""
-    return -1 if _is_fixed(fixed, row) else _free_row_from(fixed, rng, row, n)
+def _initialise(q, diag, fixed, mand_rows, mand_cols, mand_cols_sorted, work, state, rng, budget):
+    """Advance the set-up, greedy and tail phases by about ``budget`` units; the units spent.
 
-
-@njit(cache=True)
-def _initialise(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work, state, rng,
-                budget):
-    """Advance the set-up, shuffle, greedy and tail phases by about ``budget`` units; the units spent.
-
-    Greedy (Sosic & Gu): row by row, the first column of the shuffled unused ones that lies on two free
-    diagonals is swapped in. The shuffle comes first so that the candidates are read in memory order and
-    only the counter lookups are random accesses: far fewer cache misses than drawing a random unused
+    Greedy (Sosic & Gu): row by row, the first column of the permuted unused ones that lies on two free
+    diagonals is swapped in. The permutation comes first so that the candidates are read in memory order
+    and only the counter lookups are random accesses: far fewer cache misses than drawing a random unused
     column per try, which is what dominates at n = 10^8.
     """
     n = q.size
-    last = n - 1
     spent = 0
     while spent < budget:
         phase = state[PHASE]
         if phase == SETUP:
-            _setup(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, state, rng)
-            spent += n
-        elif phase == SHUFFLE:
-            row = state[CURSOR]
-            stop = min(n, row + budget - spent)
-            while row < stop:
-                other = state[RING + (row & (RING_SIZE - 1))]
-                later = row + RING_SIZE
-                if later < n:
-                    drawn = _draw_partner(fixed, rng, later, n)
-                    state[RING + (later & (RING_SIZE - 1))] = drawn
-                    if drawn >= 0:
-                        prefetch(q, drawn)
-                if other >= 0:
-                    held = q[row]
-                    q[row] = q[other]
-                    q[other] = held
-                row += 1
-            spent += stop - state[CURSOR]
-            state[CURSOR] = row
-            if row == n:
-                state[CURSOR] = 0
-                state[PHASE] = GREEDY
+            spent += _setup(q, diag, mand_rows, mand_cols, mand_cols_sorted, state, rng, budget - spent)
         elif phase == GREEDY:
             # The scan position goes round the unplaced columns [row, n) instead of starting again at
             # row: a column refused for one row is tried again only after all the others, which keeps
@@ -287,15 +368,16 @@ def _initialise(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work
                     if ahead + 4 <= n:
                         for x in range(ahead, ahead + 4):
                             col = np.int64(q[x])
-                            prefetch(up, row + col)
-                            prefetch(down, row - col + last)
+                            prefetch(diag, up_line(n, row, col) >> 2)
+                            prefetch(diag, down_line(n, row, col) >> 2)
                     tries = 0
                     visited = 0
                     while visited < n - row and tries < scan_limit:
                         if not _is_fixed(fixed, pos):
                             col = np.int64(q[pos])
                             tries += 1
-                            if up[row + col] == 0 and down[row - col + last] == 0:
+                            if (diagonal_count(diag, up_line(n, row, col)) == 0
+                                    and diagonal_count(diag, down_line(n, row, col)) == 0):
                                 q[pos] = q[row]
                                 q[row] = col
                                 break
@@ -307,7 +389,7 @@ def _initialise(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work
                     if pos >= n:
                         pos = row + 1
                     spent += visited + 1
-                    if not _place(q, up, down, work, state, row):
+                    if not _place(q, diag, work, state, row):
                         _restart(state)
                         return spent
                 row += 1
@@ -317,7 +399,7 @@ def _initialise(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work
                 state[PHASE] = TAIL
         elif phase == TAIL:
             for row in range(state[GREEDY_END], n):
-                if not _is_fixed(fixed, row) and not _place(q, up, down, work, state, row):
+                if not _is_fixed(fixed, row) and not _place(q, diag, work, state, row):
                     _restart(state)
                     return spent
             spent += n - state[GREEDY_END]
@@ -331,27 +413,34 @@ def _initialise(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work
 
 
 @njit(cache=True)
-def _diagonally_attacked(q, up, down, row):
+def _diagonally_attacked(q, diag, row):
+    n = q.size
     col = np.int64(q[row])
-    return up[row + col] > 1 or down[row - col + q.size - 1] > 1
+    return diagonal_count(diag, up_line(n, row, col)) > 1 or diagonal_count(diag, down_line(n, row, col)) > 1
 
 
 @njit(cache=True)
-def run_qs4(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work, state, rng, budget):
-    """Advance a QS4 run by about ``budget`` units of work (a shuffle step, a greedy try, a swap try).
+def _roomy(diag, n, row, col):
+    """Both diagonals of (row, col) can take a queen even if another swapped queen enters one of them."""
+    return (diagonal_count(diag, up_line(n, row, col)) < LIMIT - 1
+            and diagonal_count(diag, down_line(n, row, col)) < LIMIT - 1)
+
+
+@njit(cache=True)
+def run_qs4(q, diag, fixed, mand_rows, mand_cols, mand_cols_sorted, work, state, rng, budget):
+    """Advance a QS4 run by about ``budget`` units of work (a set-up row, a greedy try, a swap try).
 
     Repair: take a listed attacked row, swap it with a random free row, keep the swap only when it
-    lowers the collisions; after MAX_FAILED refused swaps the attempt restarts from a new shuffle.
+    lowers the collisions; after MAX_FAILED refused swaps the attempt restarts from a new permutation.
     """
     n = q.size
-    last = n - 1
     spent = 0
     while spent < budget:
         phase = state[PHASE]
         if phase >= SOLVED:  # solved or given up
             return spent
         if phase != REPAIR:
-            spent += _initialise(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted,
+            spent += _initialise(q, diag, fixed, mand_rows, mand_cols, mand_cols_sorted,
                                  work, state, rng, budget - spent)
             continue
         size = state[WORK_SIZE]
@@ -366,7 +455,7 @@ def run_qs4(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work, st
             continue
         pick = _below(rng, size)
         i = np.int64(work[pick])
-        if not _diagonally_attacked(q, up, down, i):
+        if not _diagonally_attacked(q, diag, i):
             work[pick] = work[size - 1]
             state[WORK_SIZE] = size - 1
             continue
@@ -378,19 +467,18 @@ def run_qs4(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work, st
         a = np.int64(q[i])
         b = np.int64(q[j])
         # Two of the four lines entered may coincide (i + b == j + a), hence LIMIT - 1.
-        roomy = (up[i + b] < LIMIT - 1 and down[i - b + last] < LIMIT - 1
-                 and up[j + a] < LIMIT - 1 and down[j - a + last] < LIMIT - 1)
-        delta = swap_queens(q, up, down, i, j) if roomy else 0
+        roomy = _roomy(diag, n, i, b) and _roomy(diag, n, j, a)
+        delta = swap_queens(q, diag, i, j) if roomy else 0
         if delta < 0:
             state[COLLISIONS] += delta
-            if not _diagonally_attacked(q, up, down, i):
+            if not _diagonally_attacked(q, diag, i):
                 work[pick] = work[size - 1]
                 state[WORK_SIZE] = size - 1
-            if _diagonally_attacked(q, up, down, j) and not _push(work, state, j):
+            if _diagonally_attacked(q, diag, j) and not _push(work, state, j):
                 _restart(state)
         else:
             if roomy:
-                swap_queens(q, up, down, i, j)
+                swap_queens(q, diag, i, j)
             state[FAILED] += 1
             if state[FAILED] > state[MAX_FAILED]:
                 _restart(state)
@@ -398,24 +486,23 @@ def run_qs4(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, work, st
 
 
 @njit(cache=True)
-def _attacked(q, cols, up, down, row):
-    col = np.int64(q[row])
-    return cols[col] > 1 or up[row + col] > 1 or down[row - col + q.size - 1] > 1
+def _attacked(q, cols, diag, row):
+    return cols[q[row]] > 1 or _diagonally_attacked(q, diag, row)
 
 
 @njit(cache=True)
-def _cost(cols, up, down, row, col, last):
+def _cost(cols, diag, row, col, n):
     """Queens that would attack a queen put on (row, col), or -1 when a counter there is full."""
     c = np.int64(cols[col])
-    u = np.int64(up[row + col])
-    d = np.int64(down[row - col + last])
+    u = diagonal_count(diag, up_line(n, row, col))
+    d = diagonal_count(diag, down_line(n, row, col))
     if c >= LIMIT or u >= LIMIT or d >= LIMIT:
         return -1
     return c + u + d
 
 
 @njit(cache=True)
-def run_minconflicts(q, cols, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted, state, rng, budget):
+def run_minconflicts(q, cols, diag, fixed, mand_rows, mand_cols, mand_cols_sorted, state, rng, budget):
     """Advance a min-conflicts run by about ``budget`` units (a step costs n units: it scans a row).
 
     Step (Minton et al.): a random attacked row moves to its least-conflicted column, ties broken
@@ -423,7 +510,6 @@ def run_minconflicts(q, cols, up, down, fixed, mand_rows, mand_cols, mand_cols_s
     count the attempt restarts from a fresh greedy board: the stagnation escape.
     """
     n = q.size
-    last = n - 1
     no_list = np.zeros(0, dtype=np.int64)
     spent = 0
     while spent < budget:
@@ -431,9 +517,9 @@ def run_minconflicts(q, cols, up, down, fixed, mand_rows, mand_cols, mand_cols_s
         if phase >= SOLVED:  # solved or given up
             return spent
         if phase != REPAIR:
-            if phase == SETUP:
+            if phase == SETUP and state[CURSOR] == 0:
                 cols[:] = 1  # the greedy start is a permutation
-            spent += _initialise(q, up, down, fixed, mand_rows, mand_cols, mand_cols_sorted,
+            spent += _initialise(q, diag, fixed, mand_rows, mand_cols, mand_cols_sorted,
                                  no_list, state, rng, budget - spent)
             continue
         if state[COLLISIONS] == 0:
@@ -441,7 +527,7 @@ def run_minconflicts(q, cols, up, down, fixed, mand_rows, mand_cols, mand_cols_s
             continue
         # Mandatory queens never attack each other, so some free row is attacked.
         row = _free_row_from(fixed, rng, 0, n)
-        while not _attacked(q, cols, up, down, row):
+        while not _attacked(q, cols, diag, row):
             row = _free_row_from(fixed, rng, 0, n)
         spent += n
         state[ITERATIONS] += 1
@@ -449,7 +535,7 @@ def run_minconflicts(q, cols, up, down, fixed, mand_rows, mand_cols, mand_cols_s
         best = np.int64(4 * LIMIT)
         ties = 0
         for col in range(n):
-            cost = _cost(cols, up, down, row, col, last)
+            cost = _cost(cols, diag, row, col, n)
             if col == current:
                 cost -= 3  # the queen itself; a full counter there (-1) stays negative: skipped
             if cost < 0:
@@ -462,7 +548,7 @@ def run_minconflicts(q, cols, up, down, fixed, mand_rows, mand_cols, mand_cols_s
         chosen = _below(rng, ties)
         target = current
         for col in range(n):
-            cost = _cost(cols, up, down, row, col, last)
+            cost = _cost(cols, diag, row, col, n)
             if col == current:
                 cost -= 3
             if cost == best:
@@ -470,7 +556,7 @@ def run_minconflicts(q, cols, up, down, fixed, mand_rows, mand_cols, mand_cols_s
                     target = col
                     break
                 chosen -= 1
-        state[COLLISIONS] += move_queen(q, cols, up, down, row, target)
+        state[COLLISIONS] += move_queen(q, cols, diag, row, target)
         if state[COLLISIONS] < state[BEST]:
             state[BEST] = state[COLLISIONS]
             state[STALL] = 0

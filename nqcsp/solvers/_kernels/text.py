@@ -4,7 +4,8 @@ where Python's ``str`` of each takes about 13 s."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nqcsp._jit import njit
 
 # Bytes one int64 takes at most as text: a sign, 19 digits and the newline.
 MAX_LINE_BYTES = 21

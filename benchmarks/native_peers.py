@@ -1,0 +1,146 @@
+"""Side by side with the fastest native peers: CPU seconds of whole processes, alternated in one run.
+
+    python -m benchmarks peers [--qs4-peer N=PATH ...] [--count-peer PATH --count-n 16,17] [--repeat 3]
+
+Each peer is a binary given by path (built outside this repository; never vendored):
+- ``--qs4-peer N=PATH``: a QS4-style local search for n = N (the mengxuehu/n-queens-puzzle C++ solver
+  fixes N at compile time, so one binary per size; it takes no arguments). Against it nqcsp runs
+  ``nqcsp.solve(N, [(0, 3)], solver="qs4")`` in a fresh interpreter: one mandatory queen, and the answer
+  verified by ``nqcsp.verify`` before ``solve`` returns, which the peer does not do.
+- ``--count-peer PATH``: a counter taking N as its only argument and printing the count among its output
+  (Takaken's bitboard counter); against it ``nqcsp count N``, every count compared.
+
+For each pair the two processes run one after the other, ``--repeat`` times; the CPU seconds (user + sys,
+the process and its children, from ``wait4``) and peak RSS of each are recorded, and the ratios
+nqcsp / peer of the best and the median runs printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+QS4_PROGRAM = ("import sys, nqcsp; n = int(sys.argv[1]); "
+               "r = nqcsp.solve(n, [(0, 3)], solver='qs4', seed=int(sys.argv[2])); "
+               "print(r.status.value, r.stats.get('kernel_s'), r.stats.get('verify_s'))")
+
+
+@dataclass
+class Runs:
+    cpu: list[float] = field(default_factory=list)
+    peak_mb: list[float] = field(default_factory=list)
+    wall: list[float] = field(default_factory=list)
+
+    def best(self) -> float:
+        return min(self.cpu)
+
+    def median(self) -> float:
+        return sorted(self.cpu)[len(self.cpu) // 2]
+
+
+def measured(command: list[str]) -> tuple[str, float, float, float]:
+    """stdout, CPU seconds (user + sys, its children included), peak RSS in MB and wall seconds of one run;
+    the child is reaped with wait4 so that its own resource usage is read."""
+    started = time.perf_counter()
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as process:
+        assert process.stdout is not None
+        out = process.stdout.read()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited with {process.returncode}")
+    return out, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, wall
+
+
+def _count_of(text: str, n: int) -> int:
+    """The count in a counter's output: its first integer other than n (Takaken prints ``N:TOTAL:UNIQUE``)."""
+    for token in re.findall(r"\d+", text):
+        if int(token) != n:
+            return int(token)
+    raise RuntimeError(f"no count in {text!r}")
+
+
+Pair = tuple[str, list[str], list[str], object]  # label, nqcsp's command, the peer's, a check of outputs
+
+
+def compare(pairs: list[Pair], repeat: int) -> list[tuple[str, Runs, Runs]]:
+    table = []
+    for label, ours, theirs, check in pairs:
+        mine, peer = Runs(), Runs()
+        for _ in range(repeat):
+            for runs, command, side in ((peer, theirs, "peer"), (mine, ours, "nqcsp")):
+                out, cpu, peak, wall = measured(command)
+                if callable(check):
+                    check(side, out)
+                runs.cpu.append(cpu)
+                runs.peak_mb.append(peak)
+                runs.wall.append(wall)
+            print(f"  {label}: peer {peer.cpu[-1]:.2f} s, nqcsp {mine.cpu[-1]:.2f} s", file=sys.stderr,
+                  flush=True)
+        table.append((label, peer, mine))
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks peers", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--qs4-peer", action="append", default=[], metavar="N=PATH",
+                        help="a QS4 peer binary built for n = N (repeatable)")
+    parser.add_argument("--count-peer", metavar="PATH", help="a counter binary taking N")
+    parser.add_argument("--count-n", default="16,17", help="boards to count (default 16,17)")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    pairs: list[Pair] = []
+    for item in args.qs4_peer:
+        size, _, path = item.partition("=")
+        n = int(float(size))
+        if not os.access(path, os.X_OK):
+            parser.error(f"--qs4-peer: not an executable: {path}")
+
+        def qs4_check(side: str, out: str, n: int = n) -> None:
+            if side == "nqcsp" and not out.startswith("SAT"):
+                raise RuntimeError(f"nqcsp qs4 at n = {n} did not answer SAT: {out!r}")
+
+        pairs.append((f"qs4 n={n:.0e}", [sys.executable, "-c", QS4_PROGRAM, str(n), "1"], [path], qs4_check))
+    if args.count_peer:
+        if not os.access(args.count_peer, os.X_OK):
+            parser.error(f"--count-peer: not an executable: {args.count_peer}")
+        for n in (int(x) for x in args.count_n.split(",")):
+            counts: dict[str, int] = {}
+
+            def count_check(side: str, out: str, n: int = n, counts: dict[str, int] = counts) -> None:
+                counts[side] = int(out.split()[-1]) if side == "nqcsp" else _count_of(out, n)
+                if len(set(counts.values())) > 1:
+                    raise RuntimeError(f"count({n}): the counts disagree: {counts}")
+
+            pairs.append((f"count n={n}", [sys.executable, "-m", "nqcsp", "count", str(n)],
+                          [args.count_peer, str(n)], count_check))
+    if not pairs:
+        parser.error("give at least one peer (--qs4-peer N=PATH or --count-peer PATH)")
+    load = os.getloadavg()[0]
+    try:
+        table = compare(pairs, args.repeat)
+    except (OSError, RuntimeError) as exc:
+        print(f"python -m benchmarks peers: {exc}", file=sys.stderr)
+        return 1
+    print(f"CPU seconds of whole processes (user + sys), alternated, best and median of {args.repeat}; "
+          f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+    print(f"{'':<14} {'peer best':>9} {'median':>7} {'nqcsp best':>10} {'median':>7} {'ratio best':>10} "
+          f"{'median':>7} {'peak MB peer':>12} {'nqcsp':>6}")
+    for label, peer, mine in table:
+        print(f"{label:<14} {peer.best():>9.2f} {peer.median():>7.2f} "
+              f"{mine.best():>10.2f} {mine.median():>7.2f} "
+              f"{mine.best() / peer.best():>10.2f} {mine.median() / peer.median():>7.2f} "
+              f"{max(peer.peak_mb):>12.0f} {max(mine.peak_mb):>6.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,44 @@
+"""numba, imported the one way every kernel module imports it: ``from nqcsp._jit import njit``.
+
+Two costs of a fresh process are cut here (``python -X importtime -m nqcsp count 10``):
+- numba probes for BLAS when it first loads a kernel (``numba.np.arraymath``), and the probe imports
+  ``scipy.linalg``, which pulls in f2py, unittest and charset_normalizer: about 0.35 s. No kernel of
+  nqcsp uses linear algebra, so the probe is answered "no BLAS" by hiding ``scipy.linalg`` for the length
+  of the import; anything imported later sees scipy as usual.
+- the cyclic garbage collector runs dozens of passes over the hundreds of thousands of objects numba
+  creates while it imports; it is paused meanwhile (nothing numba builds then is garbage).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+_PROBED_BY_NUMBA = "scipy.linalg"
+
+
+def _import_numba() -> None:
+    if "numba.np.arraymath" in sys.modules:
+        return
+    collecting = gc.isenabled()
+    hide = _PROBED_BY_NUMBA not in sys.modules
+    gc.disable()
+    if hide:
+        sys.modules[_PROBED_BY_NUMBA] = None  # type: ignore[assignment]  # makes its import fail
+    try:
+        import numba
+        import numba.np.arraymath  # noqa: F401 - the probe runs here, while scipy.linalg is hidden
+    finally:
+        if hide and sys.modules.get(_PROBED_BY_NUMBA, 0) is None:
+            del sys.modules[_PROBED_BY_NUMBA]
+        if collecting:
+            gc.enable()
+
+
+_import_numba()
+
+from numba import njit  # noqa: E402
+from numba.core import cgutils, types  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
+
+__all__ = ["cgutils", "intrinsic", "njit", "types"]
