@@ -15,8 +15,8 @@ which bounds every loop here.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from nqcsp._jit import njit
 from nqcsp.bitboard.kernels import _next_random, popcount
 
 ONE = np.uint64(1)
