@@ -101,6 +101,31 @@ def _grow(store, used):
 
 
 @njit(cache=True, nogil=True)
+def _compact(store, used, first, starts, lengths, alive, last):
+    """Room for more literals: the live clauses (numbers up to ``last``) and the clause being read
+    (``store[first:used]``) moved to the front, the deleted ones' literals dropped, in a store at least
+    four times what stays; (store, used, first). Proofs that delete what they no longer need (a search
+    tree's proof deletes each node's children) are so checked in memory bounded by what is live."""
+    live = used - first
+    for clause in range(1, last + 1):
+        if alive[clause]:
+            live += lengths[clause]
+    size = max(store.shape[0], 4 * live + (1 << 20))
+    fresh = np.empty(size, dtype=store.dtype) if size > store.shape[0] else store
+    at = 0
+    for clause in range(1, last + 1):
+        if alive[clause]:
+            start = starts[clause]
+            starts[clause] = at
+            for offset in range(lengths[clause]):  # forwards: a clause only ever moves down
+                fresh[at + offset] = store[start + offset]
+            at += lengths[clause]
+    for offset in range(used - first):
+        fresh[at + offset] = store[first + offset]
+    return fresh, at + used - first, at
+
+
+@njit(cache=True, nogil=True)
 def check(cnf, proof, binary, additions, outcome):
     # --- the formula: 'p cnf V C', then C clauses of literals within 1..V ------------------------------
     pos = _skip(cnf, 0)
@@ -119,9 +144,9 @@ def check(cnf, proof, binary, additions, outcome):
         return
     table = num_clauses + additions + 1
     starts = np.zeros(table, dtype=np.int64)
-    lengths = np.zeros(table, dtype=np.int64)
+    lengths = np.zeros(table, dtype=np.int32)
     alive = np.zeros(table, dtype=np.uint8)
-    store = np.empty(cnf.shape[0] // 2 + proof.shape[0] // 4 + 16, dtype=np.int32)
+    store = np.empty(cnf.shape[0] // 2 + (1 << 20), dtype=np.int32)
     used = 0
     clause = 1
     starts[1 if table > 1 else 0] = 0
@@ -222,7 +247,8 @@ def check(cnf, proof, binary, additions, outcome):
             if var > num_vars:
                 outcome[0], outcome[1] = 5, clause
                 return
-            store = _grow(store, used)
+            if used >= store.shape[0]:
+                store, used, first = _compact(store, used, first, starts, lengths, alive, last_id)
             store[used] = lit
             used += 1
             false_value = -1 if lit > 0 else 1

@@ -110,7 +110,7 @@ def _recheck_lrat(problem: Problem, certificate: Certificate, limits: Limits) ->
     from nqcsp.statement import reference_cnf
 
     cnf, proof = certificate.details.get("cnf"), certificate.details.get("proof")
-    if not isinstance(cnf, bytes) or not isinstance(proof, bytes):
+    if not isinstance(cnf, bytes) or not isinstance(proof, (bytes, bytearray)):
         return (), "the certificate does not hold its CNF and proof as bytes"
     if problem.attack is not None:
         return (), "the mandatory queens attack each other: an LRAT proof has no reference statement"

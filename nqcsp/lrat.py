@@ -34,10 +34,14 @@ SECONDS_PER_PROOF_BYTE = 3e-8
 SECONDS_PER_CNF_BYTE = 2e-8
 # Loading the cached kernel, once per process: 0.3 to 1.3 s measured on the shared 2-core machine.
 KERNEL_LOAD_S = 0.8
-# The clause store holds at most every number of the proof (int32) and the formula's literals.
-BYTES_PER_PROOF_BYTE = 6
+# Per proof byte: the table of clause numbers (13 bytes a lemma of 40 bytes or more); the literals of
+# live clauses are compacted as the proof deletes (``_compact``), within a fixed share; per CNF byte its
+# literals and table.
+BYTES_PER_PROOF_BYTE = 1
 BYTES_PER_CNF_BYTE = 12
+STORE_BYTES = 1 << 26
 
+_COUNT_SLICE = 1 << 24
 _OK = 0
 _REASONS = {
     1: "the CNF is malformed (expected 'p cnf VARS CLAUSES' and clauses of integers ending in 0)",
@@ -79,7 +83,7 @@ def estimated_seconds(cnf_bytes: int, proof_bytes: int) -> float:
 
 
 def estimated_bytes(cnf_bytes: int, proof_bytes: int) -> int:
-    return BYTES_PER_CNF_BYTE * cnf_bytes + BYTES_PER_PROOF_BYTE * proof_bytes
+    return BYTES_PER_CNF_BYTE * cnf_bytes + BYTES_PER_PROOF_BYTE * proof_bytes + STORE_BYTES
 
 
 def _as_array(data: bytes | bytearray | memoryview | str) -> np.ndarray:
@@ -96,8 +100,11 @@ def check_lrat(cnf: bytes | str, proof: bytes | bytearray | memoryview) -> LratV
     formula = _as_array(cnf)
     steps = _as_array(proof)
     binary = is_binary(bytes(steps[:1]))
-    # Upper bound on the clauses the proof can add: one a line (text) or one per 'a' byte (binary).
-    additions = int(np.count_nonzero(steps == (ord("a") if binary else ord("\n")))) + 1
+    # Upper bound on the clauses the proof can add: one a line (text) or one per 'a' byte (binary),
+    # counted in slices: a comparison of the whole proof at once would hold a byte per proof byte.
+    marker = ord("a") if binary else ord("\n")
+    additions = 1 + sum(int(np.count_nonzero(steps[at:at + _COUNT_SLICE] == marker))
+                        for at in range(0, len(steps), _COUNT_SLICE))
     outcome = np.zeros(4, dtype=np.int64)  # code, detail, added clauses, hints followed
     kernel.check(formula, steps, binary, additions, outcome)
     code, detail = int(outcome[0]), int(outcome[1])

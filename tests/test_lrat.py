@@ -302,3 +302,20 @@ def test_a_check_that_cannot_fit_leaves_a_claim_naming_the_figures(monkeypatch):
     confirmed = nqcsp.solve(problem, time_limit=30)
     assert confirmed.status is Status.UNSAT and confirmed.certificate.checked
     assert confirmed.certificate.kind in ("agreement", "drat")
+
+
+def test_deleted_lemmas_make_room_for_new_ones():
+    # 3,000 lemmas of 1,001 literals each (3 million, past the checker's first store), each deleted once
+    # the next one is there: the store is compacted to what is live, and the live lemma, moved by it,
+    # still counts. Formula: the four clauses over x1, x2, and units making x3..x1002 false.
+    units = range(3, 1003)
+    cnf = ("p cnf 1002 1004\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
+           + "".join(f"-{v} 0\n" for v in units)).encode()
+    wide = "1 " + " ".join(map(str, units))
+    lines = [f"1005 {wide} 0 1 3 0"]
+    for lemma in range(1006, 4005):
+        lines += [f"{lemma} {wide} 0 1 3 0", f"{lemma} d {lemma - 1} 0"]
+    proof = "\n".join(lines) + "\n"
+    unit_hints = " ".join(str(clause) for clause in range(5, 1005))
+    assert check_lrat(cnf, f"{proof}4005 0 {unit_hints} 4004 2 4 0\n".encode()).ok
+    assert not check_lrat(cnf, f"{proof}4005 0 {unit_hints} 4003 2 4 0\n".encode()).ok  # deleted

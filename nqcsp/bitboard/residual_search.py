@@ -65,7 +65,7 @@ def proof_room(free: int) -> int:
 
 def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
                    proof: ProofTables | None = None,
-                   sink: Callable[[bytes], bool] | None = None) -> SearchOutcome:
+                   sink: Callable[[memoryview], bool] | None = None) -> SearchOutcome:
     """Search ``residual`` until a solution, exhaustion or the deadline (checked between chunks).
 
     The caller has checked the memory (``state_bytes``): the per-level state grows as free^3 / 32 bytes,
@@ -129,7 +129,7 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
                 raise RuntimeError("the proof kernel found a removed cell that no decision removed")
             if proof_state[0]:
                 assert sink is not None
-                proving = sink(out[:proof_state[0]].tobytes())
+                proving = sink(out[:proof_state[0]].data)
                 written += int(proof_state[0])
                 proof_state[0] = 0
         spent = time.perf_counter() - chunk_started
