@@ -119,14 +119,13 @@ def main() -> None:
     solve(8, [(0, 0), (1, 2)], solver="backtrack", proof=False)
     rows = [measure(f"random_completion({n}, {m}, {seed})", n, random_completion(n, m, seed),
                     args.time_limit) for n, m, seed in ((1000, 927, 1), (1000, 935, 7))]
+    for row in rows:
+        print(json.dumps(row), flush=True)
     if args.prob079 is not None:
         cache = args.out / f"prob079-{low}-{high}-{args.per_size}-{args.below_n}.jsonl"
         for item in instances(args.prob079, range(low, high + 1), args.per_size, args.below_n, cache):
             rows.append(measure(item["name"], item["n"], item["queens"], args.time_limit))
             print(json.dumps(rows[-1]), flush=True)
-    else:
-        for row in rows:
-            print(json.dumps(row))
     certified = [r for r in rows if r.get("checked")]
     unsat = [r for r in certified if r["status"] == "UNSAT"]
     times = [r["auto_s"] for r in rows]
