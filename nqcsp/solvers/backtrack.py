@@ -28,7 +28,7 @@ from nqcsp.problem import Problem
 from nqcsp.residual import Residual, residual_within
 from nqcsp.result import Certificate, Result, Status, columns_array
 from nqcsp.solvers import spec
-from nqcsp.solvers.base import NODES, PROVE_S, REASON, SEARCH_S, SOLVE_S, STAGE, Clock
+from nqcsp.solvers.base import NODES, REASON, SEARCH_S, SOLVE_S, STAGE, Clock
 from nqcsp.statement import Statement
 
 # The statement is built in plain Python (REFERENCE_SECONDS_PER_CLAUSE, REFERENCE_BYTES_PER_CLAUSE of
@@ -97,7 +97,7 @@ class BacktrackSolver:
         limits.need_memory("search", state_bytes(free, span),
                            f"the search state of {free} free lines ({format_bytes(state_bytes(free, span))})")
         plan, no_proof = _proof_plan(residual, limits) if proof and free else (None, "not asked for")
-        # The proof, its copy while its chunks are joined and the checker's tables must fit the budget.
+        # The proof and then its check (about a byte of tables per proof byte) must fit the budget.
         buffer = _ProofBuffer(limits.memory // 4)
         outcome = first_solution(residual, limits, proof=plan[1] if plan else None,
                                  sink=buffer.write if plan else None)
@@ -110,7 +110,6 @@ class BacktrackSolver:
             stats.update({REASON: time_limit_reason("search", limits.time_limit), STAGE: "search"})
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
         if plan is not None and not buffer.dropped:
-            stats[PROVE_S] = outcome.search_s
             certificate = Certificate("lrat", (), {
                 "search": "backtrack",
                 "cnf": plan[0].dimacs(),
