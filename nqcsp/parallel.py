@@ -30,6 +30,9 @@ from typing import Any
 
 # How many times a task lost with its worker is run again before it counts as failed.
 RETRIES = 2
+# How long a Dask client waits to connect to its scheduler, and to reconnect after losing it, before the
+# run fails with a clear error (a scheduler restarting comes back well within it).
+SCHEDULER_TIMEOUT_S = 20.0
 DASK_MISSING = "Dask is not installed: it is an optional extra, pip install 'nqcsp[dask]'"
 # Exceptions of dask.distributed that mean the worker (or the link to it) went away, not that the task failed;
 # matched by name so that a run without Dask never imports it.
@@ -45,6 +48,10 @@ def cpu_count() -> int:
 
 class WorkerLost(RuntimeError):
     """A task whose worker died on every attempt."""
+
+
+class SchedulerLost(RuntimeError):
+    """The Dask scheduler went away during a run and the client could not reconnect within its timeout."""
 
 
 def _ignore_sigint() -> None:
@@ -276,6 +283,7 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
     """
     from distributed import as_completed
 
+    address = getattr(getattr(client, "scheduler", None), "address", None) or "?"
     planner = _ChunkPlanner(1)
     checked = [-1.0]
 
@@ -309,11 +317,29 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
             size = planner.size(len(queue))
             submit([queue.pop() for _ in range(size)])
 
+    def connected() -> None:
+        # The client cancels every future when it loses the scheduler, then tries to reconnect for its
+        # timeout and closes itself if it cannot: wait for either, rather than resubmitting into the void.
+        give_up = time.monotonic() + 2 * float(getattr(client, "_timeout", None) or SCHEDULER_TIMEOUT_S) + 5
+        while client.status != "running":
+            if client.status in ("closing", "closed") or time.monotonic() > give_up:
+                raise SchedulerLost(_lost_scheduler_message(address))
+            time.sleep(0.05)
+
+    def next_done() -> tuple[Any, Any]:
+        while not pending.has_ready():
+            connected()
+            with pending.thread_condition:
+                pending.thread_condition.wait(timeout=0.1)
+        return next(pending)
+
     try:
         refill()
         while live:
-            future, result = next(pending)
+            future, result = next_done()
             _, indices = live.pop(future.key)
+            if future.status != "finished":
+                connected()
             if future.status == "finished":
                 planner.observe([seconds for _, _, seconds in result])
                 for index, (ok, value, _) in zip(indices, result, strict=True):
@@ -338,10 +364,21 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
                 else:
                     yield indices[0], TaskOutcome(error=exc, attempts=attempts[indices[0]])
             refill()
+    except Exception as exc:
+        # A call to the client (nthreads, submit) that failed because the scheduler went away mid-call.
+        if isinstance(exc, SchedulerLost) or client.status == "running":
+            raise
+        raise SchedulerLost(_lost_scheduler_message(address, exc)) from exc
     finally:
         if live:
             with contextlib.suppress(Exception):
                 client.cancel([future for future, _ in live.values()])
+
+
+def _lost_scheduler_message(address: str, exc: BaseException | None = None) -> str:
+    cause = f" ({type(exc).__name__}: {exc})" if exc is not None else ""
+    return (f"lost the Dask scheduler at {address} during the run and could not reconnect{cause}; "
+            "the tasks not finished were not run")
 
 
 def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], *, executor: Executor | None = None,
@@ -419,8 +456,10 @@ def dask_executor(address: str | None = None, jobs: int | None = None,
                 n_workers=jobs or cpu_count(), threads_per_worker=1, processes=True,
                 dashboard_address=":0", silence_logs=logging.ERROR))
             address = cluster.scheduler_address
+        # The client logs a lost scheduler with tracebacks on stderr; SchedulerLost says it in one line.
+        stack.enter_context(_logger_level("distributed.client", logging.CRITICAL))
         try:
-            client = stack.enter_context(distributed.Client(address, timeout="20s"))
+            client = stack.enter_context(distributed.Client(address, timeout=SCHEDULER_TIMEOUT_S))
         except OSError as exc:
             raise ValueError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
         try:
@@ -429,6 +468,19 @@ def dask_executor(address: str | None = None, jobs: int | None = None,
             if cluster is not None:
                 _kill_local_workers(cluster)
             raise
+
+
+@contextlib.contextmanager
+def _logger_level(name: str, level: int) -> Iterator[None]:
+    import logging
+
+    logger = logging.getLogger(name)
+    before = logger.level
+    logger.setLevel(level)
+    try:
+        yield
+    finally:
+        logger.setLevel(before)
 
 
 def _kill_local_workers(cluster: Any) -> None:

@@ -35,6 +35,7 @@ def build_parser() -> OneLineParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code and at most one line on stderr, never a traceback."""
+    from nqcsp.parallel import SchedulerLost
     from nqcsp.result import InternalSolverError, MissingDependency
 
     try:
@@ -44,6 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Bad input only: once nqcsp.solve has accepted its input, whatever a backend raises reaches here
         # as InternalSolverError (nqcsp.api.solve, nqcsp.contract); the other commands validate first.
         return _fail(f"nqcsp: error: {exc}", EXIT_USAGE)
+    except SchedulerLost as exc:
+        # Not a bug and not bad input: the cluster went away under the run.
+        return _fail(f"nqcsp: error: {exc}", EXIT_INTERNAL)
     except InternalSolverError as exc:
         return _fail(f"nqcsp: internal error (a bug, please report): {exc}", EXIT_INTERNAL)
     except KeyboardInterrupt:
