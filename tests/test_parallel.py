@@ -258,8 +258,8 @@ def own_cluster(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     address_file = tmp_path / "scheduler.json"
-    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                  "--port", "0", "--dashboard-address", "127.0.0.1:0",
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                                  "--host", "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0",
                                   "--scheduler-file", str(address_file)],
                                  env=env, start_new_session=True, stderr=subprocess.DEVNULL)
     workers = None
@@ -269,8 +269,8 @@ def own_cluster(tmp_path):
             assert time.monotonic() < deadline and scheduler.poll() is None, "the scheduler did not start"
             time.sleep(0.1)
         address = json.loads(address_file.read_text())["address"]
-        workers = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2",
-                                    "--nthreads", "1", "--host", "127.0.0.1",
+        workers = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
+                                    "--nworkers", "2", "--nthreads", "1", "--host", "127.0.0.1",
                                     "--dashboard-address", "127.0.0.1:0"],
                                    env=env, start_new_session=True, stderr=subprocess.DEVNULL)
         with Client(address, timeout=60) as watcher:
