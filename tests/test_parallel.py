@@ -332,8 +332,18 @@ def test_dask_worker_sigkilled_mid_sweep_gives_the_complete_correct_sweep(own_cl
                                              for r in range(board.n) for c in range(board.n))
 
 
-@pytest.mark.slow  # 8-15 s: a cluster of its own, then the client's (shortened) reconnection timeout
-def test_dask_scheduler_killed_mid_run_ends_with_one_line_and_exit_4(own_cluster, monkeypatch, capfd):
+SCHEDULER_KILLED_RUNS = {
+    "blockades": (["blockades", "1", "300", "--format", "json", "--no-progress"], None),
+    "batch": (["solve", "--batch", "-"], "".join(json.dumps({"n": n, "id": n}) + "\n" for n in range(8, 60))),
+}
+
+
+@pytest.mark.slow  # 8-15 s each: a cluster of its own, then the client's (shortened) reconnection timeout
+@pytest.mark.parametrize("command", SCHEDULER_KILLED_RUNS)
+def test_dask_scheduler_killed_mid_run_writes_what_finished_one_line_and_exit_4(own_cluster, monkeypatch,
+                                                                                 capfd, command):
+    import io
+
     import nqcsp.parallel as parallel
     from nqcsp.cli import main
 
@@ -349,13 +359,23 @@ def test_dask_scheduler_killed_mid_run_ends_with_one_line_and_exit_4(own_cluster
 
     monkeypatch.setattr(parallel, "_dask_outcomes",
                         lambda *args: _kill_after_first(real_outcomes(*args), kill_scheduler))
-    code = main(["blockades", "1", "300", "--no-progress", "--scheduler", address])
+    argv, stdin = SCHEDULER_KILLED_RUNS[command]
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    code = main([*argv, "--scheduler", address])
     took = time.monotonic() - killed_at[0]
-    err = capfd.readouterr().err
+    out, err = capfd.readouterr()
     assert code == 4, err
     assert took < 3.0 + 10, took          # the reconnection timeout, and no hang after it
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert f"lost the Dask scheduler at {address}" in err, err
+    # What finished before the loss is written, and right.
+    if command == "blockades":
+        boards = json.loads(out)
+        assert boards and all(not board["undecided_classes"] for board in boards)
+    else:
+        records = [json.loads(line) for line in out.splitlines()]
+        assert records and all(naive_is_solution(r["n"], r["columns"]) for r in records)
 
 
 @pytest.mark.slow  # 3-5 s: the (shortened) connection timeout
