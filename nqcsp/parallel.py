@@ -60,6 +60,24 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """SIGINT held back (blocked, not lost) for the duration, in the main thread on POSIX.
+
+    A Ctrl-C that lands while ``os.fork`` runs its Python at-fork hooks raises KeyboardInterrupt inside a
+    hook, where Python prints "Exception ignored" and drops it: ``nqcsp blockades`` then ran on to the end
+    and exited 0. Blocked, the signal stays pending and is delivered when the fork is over. A worker forked
+    meanwhile inherits the blocked mask; it ignores SIGINT anyway (``_ignore_sigint``)."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 class ProcessPool(Executor):
     """A process pool that can be renewed after a worker died (a broken ProcessPoolExecutor refuses every
     further task) and killed at once on an interrupt (``shutdown`` would wait for running tasks)."""
@@ -72,7 +90,9 @@ class ProcessPool(Executor):
         return ProcessPoolExecutor(max_workers=self.max_workers, initializer=_ignore_sigint)
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
-        return self._pool.submit(fn, *args, **kwargs)
+        # The pool forks its workers inside submit.
+        with _sigint_deferred():
+            return self._pool.submit(fn, *args, **kwargs)
 
     def renew(self) -> None:
         old, self._pool = self._pool, self._new()

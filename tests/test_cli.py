@@ -11,6 +11,8 @@ from naive import naive_is_solution
 
 from nqcsp import parse_board
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 
 def nqcsp(*args, stdin=None, env=None):
     return subprocess.run([sys.executable, "-m", "nqcsp", *args], input=stdin, capture_output=True,
@@ -384,6 +386,51 @@ def test_ctrl_c_stops_a_long_command_within_a_second(args):
     took, code, err = _interrupt_after(args, random.Random(" ".join(args)).uniform(2.0, 3.0))
     assert code == 130 and err.strip().endswith("interrupted"), err
     assert took <= 1.5  # the promise is 1 s; the margin is for a loaded machine
+
+
+# Each long-running command, busy for far longer than the test waits (so the only way out is Ctrl-C), and
+# what it reads on stdin.
+LONG_COMMANDS = {
+    # A cell that blocks every solution, searched by an incomplete backend for its whole minute.
+    "solve": (["solve", "6", "--queen", "0,0", "--solver", "minconflicts", "--time-limit", "60",
+               "--option", "max_restarts=1000000000000"], None),
+    "batch": (["solve", "--batch", "-", "--jobs", "2"],
+              "".join(json.dumps(line) + "\n" for line in [
+                  {"n": 8, "id": "first"},
+                  {"n": 6, "queens": [[0, 0]], "solver": "minconflicts", "time_limit": 60,
+                   "max_restarts": 10**12, "id": "slow"},
+                  {"n": 9, "id": "third"}])),
+    "count": (["count", "19"], None),
+    "solutions": (["solutions", "40"], None),
+    "blockades": (["blockades", "1", "400", "--jobs", "2"], None),
+    "export": (["export", "700", "--encoding", "pairwise"], None),    # 5 GiB of CNF to stdout
+}
+# The command as `python -m nqcsp` runs it, saying "ready" on stderr once it is inside `main` (when it builds
+# its parser): a Ctrl-C during Python's own start-up and the import of numpy is Python's to report.
+LAUNCHER = ("import sys; import nqcsp.cli as cli; build = cli.build_parser; "
+            "cli.build_parser = lambda: (sys.stderr.write('ready\\n'), sys.stderr.flush(), build())[-1]; "
+            "cli.entry()")
+
+
+@pytest.mark.slow  # 12-25 s: two interrupts of each of six commands
+@pytest.mark.parametrize("command", LONG_COMMANDS)
+@settings(max_examples=2, deadline=None)
+@given(delay=st.floats(min_value=0.0, max_value=2.0))
+def test_ctrl_c_at_any_moment_of_a_long_command_exits_130_at_once_without_a_traceback(command, delay):
+    from interrupting import interrupt_when, ready_after, start_interruptible
+
+    args, stdin = LONG_COMMANDS[command]
+    proc = start_interruptible([sys.executable, "-c", LAUNCHER, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+    if stdin is not None:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    # To the whole process group, as a terminal sends it: worker processes get it too.
+    rc, _, err, took = interrupt_when(proc, ready_after(delay, lambda out, err: "ready" in err),
+                                      to_group=True)
+    assert rc == 130, (command, delay, rc, err[-800:])
+    assert "Traceback" not in err and err.rstrip().splitlines()[-1].startswith("nqcsp: interrupted"), err
+    assert took <= 1.5, (command, delay, took)   # the promise is 1 s; the margin is for a loaded machine
 
 
 def test_backend_options_from_the_command_line_reach_the_backend(capsys):
