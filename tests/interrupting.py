@@ -60,7 +60,14 @@ def interrupt_when(proc: subprocess.Popen, ready: Callable[[str, str], bool], de
                 os.killpg(proc.pid, signal.SIGINT)
             else:
                 proc.send_signal(signal.SIGINT)
-        rc = proc.wait(timeout=30)
+        try:
+            rc = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            for thread in threads:
+                thread.join(5)
+            raise AssertionError("still running 30 s after SIGINT: " + "".join(err)[-2000:]) from None
         took = time.monotonic() - sent
     finally:
         # The command's workers share its group: none may keep running after the test, pass or fail.

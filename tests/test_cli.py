@@ -1,8 +1,10 @@
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -431,6 +433,50 @@ def test_ctrl_c_at_any_moment_of_a_long_command_exits_130_at_once_without_a_trac
     assert rc == 130, (command, delay, rc, err[-800:])
     assert "Traceback" not in err and err.rstrip().splitlines()[-1].startswith("nqcsp: interrupted"), err
     assert took <= 1.5, (command, delay, took)   # the promise is 1 s; the margin is for a loaded machine
+
+
+CTRL_C_IN_A_FINALIZER_SCRIPT = """
+import os, signal, sys, time
+import nqcsp.cli as cli
+import nqcsp.cli.cmd_count as cmd_count
+
+
+class Finalized:
+    def __del__(self):
+        # As if the user's Ctrl-C arrived while a finalizer ran (Python drops an exception raised there).
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)
+
+
+def run(args):
+    Finalized()
+    time.sleep(30)
+    print("ran on", flush=True)
+    return 0
+
+
+cmd_count.run = run
+sys.argv = ["nqcsp", "count", "5"]
+cli.entry()
+"""
+
+
+def test_ctrl_c_dropped_inside_a_finalizer_still_stops_the_command():
+    # Found by Ctrl-C at random moments: a KeyboardInterrupt raised where Python cannot propagate it was
+    # printed as "Exception ignored" and the command ran on to its end, exit 0.
+    from interrupting import start_interruptible
+
+    proc = start_interruptible([sys.executable, "-c", CTRL_C_IN_A_FINALIZER_SCRIPT], cwd=ROOT)
+    started = time.monotonic()
+    try:
+        out, err = proc.communicate(timeout=90)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    took = time.monotonic() - started
+    assert proc.returncode == 130 and "ran on" not in out, (proc.returncode, out, err[-1000:])
+    assert took < 20, took      # the command sleeps 30 s unless the interrupt reaches it
+    assert err.strip() == "nqcsp: interrupted", err
 
 
 def test_backend_options_from_the_command_line_reach_the_backend(capsys):

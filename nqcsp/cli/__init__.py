@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from nqcsp.cli import (
     cmd_blockades,
@@ -67,6 +68,7 @@ def entry() -> None:
     that was told to stop (a CP-SAT search) must not hold up the exit while the interpreter shuts down."""
     import os
 
+    sys.unraisablehook = _interrupt_never_dropped(sys.unraisablehook)
     code = main()
     if code == EXIT_INTERRUPTED:
         for stream in (sys.stdout, sys.stderr):
@@ -74,6 +76,37 @@ def entry() -> None:
                 stream.flush()
         os._exit(code)
     sys.exit(code)
+
+
+def _interrupt_never_dropped(hook: Callable[[Any], object]) -> Callable[[Any], object]:
+    """An unraisable-exception hook that raises a dropped Ctrl-C again in the main thread.
+
+    A KeyboardInterrupt raised inside a finalizer, a weakref callback or an at-fork hook cannot propagate:
+    Python prints "Exception ignored" with a traceback and carries on, and the command ran to its end as
+    if Ctrl-C had never been pressed. Raised again from a thread a moment later (raised at once it would
+    land in the same place and be dropped again), it reaches the command where it can be handled."""
+    import _thread
+    import signal
+    import threading
+
+    main_thread = threading.main_thread().ident
+
+    def press_again() -> None:
+        # A real signal, so that a blocking call of the main thread (a sleep, a wait) is interrupted too.
+        if hasattr(signal, "pthread_kill") and main_thread is not None:
+            signal.pthread_kill(main_thread, signal.SIGINT)
+        else:
+            _thread.interrupt_main()
+
+    def keep_interrupts(unraisable: Any) -> object:
+        if isinstance(unraisable.exc_type, type) and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            again = threading.Timer(0.05, press_again)
+            again.daemon = True
+            again.start()
+            return None
+        return hook(unraisable)
+
+    return keep_interrupts
 
 
 def _fail(message: str, code: int) -> int:
