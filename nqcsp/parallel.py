@@ -347,10 +347,15 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
             time.sleep(0.05)
 
     def next_done() -> tuple[Any, Any]:
+        # Polled, not a blocking next(): a client that lost its scheduler would leave next() waiting.
+        ready = getattr(pending, "thread_condition", None)   # what next() itself waits on (distributed 2023+)
         while not pending.has_ready():
             connected()
-            with pending.thread_condition:
-                pending.thread_condition.wait(timeout=0.1)
+            if ready is None:
+                time.sleep(0.05)
+            else:
+                with ready:
+                    ready.wait(timeout=0.1)
         return next(pending)
 
     try:
