@@ -448,7 +448,14 @@ class Finalized:
         time.sleep(0.2)
 
 
+class HalfBuilt:
+    def __del__(self):
+        # As an llvmlite object whose construction the interrupt cut short fails when it is collected.
+        raise AttributeError("HalfBuilt has no attribute '_as_parameter_'")
+
+
 def run(args):
+    half_built = HalfBuilt()   # collected when the interrupt unwinds this frame
     Finalized()
     time.sleep(30)
     print("ran on", flush=True)
@@ -463,7 +470,8 @@ cli.entry()
 
 def test_ctrl_c_dropped_inside_a_finalizer_still_stops_the_command():
     # Found by Ctrl-C at random moments: a KeyboardInterrupt raised where Python cannot propagate it was
-    # printed as "Exception ignored" and the command ran on to its end, exit 0.
+    # printed as "Exception ignored" and the command ran on to its end, exit 0; and an interrupt during
+    # numba's loading left llvmlite objects that printed an AttributeError traceback when collected.
     from interrupting import start_interruptible
 
     proc = start_interruptible([sys.executable, "-c", CTRL_C_IN_A_FINALIZER_SCRIPT], cwd=ROOT)

@@ -68,7 +68,7 @@ def entry() -> None:
     that was told to stop (a CP-SAT search) must not hold up the exit while the interpreter shuts down."""
     import os
 
-    sys.unraisablehook = _interrupt_never_dropped(sys.unraisablehook)
+    _watch_interrupts()
     code = main()
     if code == EXIT_INTERRUPTED:
         for stream in (sys.stdout, sys.stderr):
@@ -78,18 +78,27 @@ def entry() -> None:
     sys.exit(code)
 
 
-def _interrupt_never_dropped(hook: Callable[[Any], object]) -> Callable[[Any], object]:
-    """An unraisable-exception hook that raises a dropped Ctrl-C again in the main thread.
+def _watch_interrupts() -> None:
+    """Ctrl-C is never dropped and its aftermath is quiet.
 
     A KeyboardInterrupt raised inside a finalizer, a weakref callback or an at-fork hook cannot propagate:
     Python prints "Exception ignored" with a traceback and carries on, and the command ran to its end as
-    if Ctrl-C had never been pressed. Raised again from a thread a moment later (raised at once it would
-    land in the same place and be dropped again), it reaches the command where it can be handled."""
+    if Ctrl-C had never been pressed. The unraisable-exception hook raises it again from a thread a moment
+    later (raised at once it would land in the same place and be dropped again), where the command can
+    handle it. And once Ctrl-C was pressed, an error in a finalizer is its consequence (an llvmlite object
+    whose construction the interrupt cut short fails in ``__del__``), not news: it is not printed."""
     import _thread
     import signal
     import threading
 
+    if threading.current_thread() is not threading.main_thread():
+        return
+    pressed = threading.Event()
     main_thread = threading.main_thread().ident
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        pressed.set()
+        raise KeyboardInterrupt
 
     def press_again() -> None:
         # A real signal, so that a blocking call of the main thread (a sleep, a wait) is interrupted too.
@@ -98,15 +107,20 @@ def _interrupt_never_dropped(hook: Callable[[Any], object]) -> Callable[[Any], o
         else:
             _thread.interrupt_main()
 
-    def keep_interrupts(unraisable: Any) -> object:
-        if isinstance(unraisable.exc_type, type) and issubclass(unraisable.exc_type, KeyboardInterrupt):
+    def unraisable(report: Any, report_others: Callable[[Any], object] = sys.unraisablehook) -> object:
+        if isinstance(report.exc_type, type) and issubclass(report.exc_type, KeyboardInterrupt):
             again = threading.Timer(0.05, press_again)
             again.daemon = True
             again.start()
             return None
-        return hook(unraisable)
+        if pressed.is_set():
+            return None
+        return report_others(report)
 
-    return keep_interrupts
+    # Only where Ctrl-C would raise KeyboardInterrupt anyway (not where it is ignored: a background job).
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, on_sigint)
+    sys.unraisablehook = unraisable
 
 
 def _fail(message: str, code: int) -> int:
