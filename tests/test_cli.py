@@ -487,6 +487,47 @@ def test_ctrl_c_dropped_inside_a_finalizer_still_stops_the_command():
     assert err.strip() == "nqcsp: interrupted", err
 
 
+CTRL_C_SWALLOWED_SCRIPT = """
+import os, signal, sys, threading, time
+import nqcsp.cli as cli
+import nqcsp.cli.cmd_count as cmd_count
+
+
+def run(args):
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    try:
+        time.sleep(5)
+    except BaseException:   # a library that swallows every exception, Ctrl-C included
+        pass
+    time.sleep(30)
+    print("ran on", flush=True)
+    return 0
+
+
+cmd_count.run = run
+sys.argv = ["nqcsp", "count", "5"]
+cli.entry()
+"""
+
+
+def test_ctrl_c_swallowed_by_a_library_is_pressed_again_within_a_second():
+    # Found by Ctrl-C at random moments: `count 19` still ran 30 s after Ctrl-C, its main thread waiting
+    # on a result with the interrupt gone.
+    from interrupting import start_interruptible
+
+    proc = start_interruptible([sys.executable, "-c", CTRL_C_SWALLOWED_SCRIPT], cwd=ROOT)
+    started = time.monotonic()
+    try:
+        out, err = proc.communicate(timeout=90)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    took = time.monotonic() - started
+    assert proc.returncode == 130 and "ran on" not in out, (proc.returncode, out, err[-1000:])
+    assert err.strip() == "nqcsp: interrupted", err
+    assert took < 20, took      # 0.3 s, then 1 s to the second press; 30 s when the interrupt is lost
+
+
 def test_backend_options_from_the_command_line_reach_the_backend(capsys):
     # The CLI could not set an option (encoding, workers, ...) that a batch line and the API can.
     pytest.importorskip("pysat")

@@ -78,6 +78,10 @@ def entry() -> None:
     sys.exit(code)
 
 
+# Seconds after Ctrl-C at which a command still running has its interrupt raised again.
+REPRESS_S = 1.0
+
+
 def _watch_interrupts() -> None:
     """Ctrl-C is never dropped and its aftermath is quiet.
 
@@ -90,6 +94,7 @@ def _watch_interrupts() -> None:
     import _thread
     import signal
     import threading
+    import time
 
     if threading.current_thread() is not threading.main_thread():
         return
@@ -97,8 +102,19 @@ def _watch_interrupts() -> None:
     main_thread = threading.main_thread().ident
 
     def on_sigint(signum: int, frame: Any) -> None:
-        pressed.set()
+        if not pressed.is_set():
+            pressed.set()
+            keep_pressing = threading.Thread(target=press_until_gone, name="nqcsp-ctrl-c", daemon=True)
+            keep_pressing.start()
         raise KeyboardInterrupt
+
+    def press_until_gone() -> None:
+        # The command ends within a second of Ctrl-C (entry exits at once after it); one still running
+        # then has lost the interrupt (caught by a bare except in a library, or delivered while its main
+        # thread slept in a wait it was not woken from), so Ctrl-C is pressed again, as a user would.
+        while True:
+            time.sleep(REPRESS_S)
+            press_again()
 
     def press_again() -> None:
         # A real signal, so that a blocking call of the main thread (a sleep, a wait) is interrupted too.
