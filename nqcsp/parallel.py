@@ -30,6 +30,9 @@ from typing import Any
 
 # How many times a task lost with its worker is run again before it counts as failed.
 RETRIES = 2
+# How long a Dask client waits to connect to its scheduler, and to reconnect after losing it, before the
+# run fails with a clear error (a scheduler restarting comes back well within it).
+SCHEDULER_TIMEOUT_S = 20.0
 DASK_MISSING = "Dask is not installed: it is an optional extra, pip install 'nqcsp[dask]'"
 # Exceptions of dask.distributed that mean the worker (or the link to it) went away, not that the task failed;
 # matched by name so that a run without Dask never imports it.
@@ -47,10 +50,32 @@ class WorkerLost(RuntimeError):
     """A task whose worker died on every attempt."""
 
 
+class SchedulerLost(RuntimeError):
+    """The Dask scheduler went away during a run and the client could not reconnect within its timeout."""
+
+
 def _ignore_sigint() -> None:
     # Ctrl-C in a terminal reaches the whole process group: the parent decides what to do (cancel, kill the
     # workers, write what is finished); a worker interrupted mid-task would only print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """SIGINT held back (blocked, not lost) for the duration, in the main thread on POSIX.
+
+    A Ctrl-C that lands while ``os.fork`` runs its Python at-fork hooks raises KeyboardInterrupt inside a
+    hook, where Python prints "Exception ignored" and drops it: ``nqcsp blockades`` then ran on to the end
+    and exited 0. Blocked, the signal stays pending and is delivered when the fork is over. A worker forked
+    meanwhile inherits the blocked mask; it ignores SIGINT anyway (``_ignore_sigint``)."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 class ProcessPool(Executor):
@@ -65,7 +90,9 @@ class ProcessPool(Executor):
         return ProcessPoolExecutor(max_workers=self.max_workers, initializer=_ignore_sigint)
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
-        return self._pool.submit(fn, *args, **kwargs)
+        # The pool forks its workers inside submit.
+        with _sigint_deferred():
+            return self._pool.submit(fn, *args, **kwargs)
 
     def renew(self) -> None:
         old, self._pool = self._pool, self._new()
@@ -276,6 +303,7 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
     """
     from distributed import as_completed
 
+    address = getattr(getattr(client, "scheduler", None), "address", None) or "?"
     planner = _ChunkPlanner(1)
     checked = [-1.0]
 
@@ -309,11 +337,34 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
             size = planner.size(len(queue))
             submit([queue.pop() for _ in range(size)])
 
+    def connected() -> None:
+        # The client cancels every future when it loses the scheduler, then tries to reconnect for its
+        # timeout and closes itself if it cannot: wait for either, rather than resubmitting into the void.
+        give_up = time.monotonic() + 2 * float(getattr(client, "_timeout", None) or SCHEDULER_TIMEOUT_S) + 5
+        while client.status != "running":
+            if client.status in ("closing", "closed") or time.monotonic() > give_up:
+                raise SchedulerLost(_lost_scheduler_message(address))
+            time.sleep(0.05)
+
+    def next_done() -> tuple[Any, Any]:
+        # Polled, not a blocking next(): a client that lost its scheduler would leave next() waiting.
+        ready = getattr(pending, "thread_condition", None)   # what next() itself waits on (distributed 2023+)
+        while not pending.has_ready():
+            connected()
+            if ready is None:
+                time.sleep(0.05)
+            else:
+                with ready:
+                    ready.wait(timeout=0.1)
+        return next(pending)
+
     try:
         refill()
         while live:
-            future, result = next(pending)
+            future, result = next_done()
             _, indices = live.pop(future.key)
+            if future.status != "finished":
+                connected()
             if future.status == "finished":
                 planner.observe([seconds for _, _, seconds in result])
                 for index, (ok, value, _) in zip(indices, result, strict=True):
@@ -338,10 +389,21 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
                 else:
                     yield indices[0], TaskOutcome(error=exc, attempts=attempts[indices[0]])
             refill()
+    except Exception as exc:
+        # A call to the client (nthreads, submit) that failed because the scheduler went away mid-call.
+        if isinstance(exc, SchedulerLost) or client.status == "running":
+            raise
+        raise SchedulerLost(_lost_scheduler_message(address, exc)) from exc
     finally:
         if live:
             with contextlib.suppress(Exception):
                 client.cancel([future for future, _ in live.values()])
+
+
+def _lost_scheduler_message(address: str, exc: BaseException | None = None) -> str:
+    cause = f" ({type(exc).__name__}: {exc})" if exc is not None else ""
+    return (f"lost the Dask scheduler at {address} during the run and could not reconnect{cause}; "
+            "the tasks not finished were not run")
 
 
 def run_tasks(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], *, executor: Executor | None = None,
@@ -419,8 +481,10 @@ def dask_executor(address: str | None = None, jobs: int | None = None,
                 n_workers=jobs or cpu_count(), threads_per_worker=1, processes=True,
                 dashboard_address=":0", silence_logs=logging.ERROR))
             address = cluster.scheduler_address
+        # The client logs a lost scheduler with tracebacks on stderr; SchedulerLost says it in one line.
+        stack.enter_context(_logger_level("distributed.client", logging.CRITICAL))
         try:
-            client = stack.enter_context(distributed.Client(address, timeout="20s"))
+            client = stack.enter_context(distributed.Client(address, timeout=SCHEDULER_TIMEOUT_S))
         except OSError as exc:
             raise ValueError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
         try:
@@ -429,6 +493,19 @@ def dask_executor(address: str | None = None, jobs: int | None = None,
             if cluster is not None:
                 _kill_local_workers(cluster)
             raise
+
+
+@contextlib.contextmanager
+def _logger_level(name: str, level: int) -> Iterator[None]:
+    import logging
+
+    logger = logging.getLogger(name)
+    before = logger.level
+    logger.setLevel(level)
+    try:
+        yield
+    finally:
+        logger.setLevel(before)
 
 
 def _kill_local_workers(cluster: Any) -> None:

@@ -22,15 +22,19 @@ def _default_sigint() -> None:
 
 
 def start_interruptible(args: list[str], **popen_kwargs) -> subprocess.Popen:
-    """Popen with text pipes for stdout and stderr, SIGINT at its default, in a new process group."""
+    """Popen with text pipes for stderr and (unless ``stdout`` is given) stdout, SIGINT at its default, in
+    a new process group."""
+    popen_kwargs.setdefault("stdout", subprocess.PIPE)
     return subprocess.Popen(args, start_new_session=True, preexec_fn=_default_sigint,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen_kwargs)
+                            stderr=subprocess.PIPE, text=True, **popen_kwargs)
 
 
-def interrupt_when(proc: subprocess.Popen, ready: Callable[[str, str], bool],
-                   deadline_s: float = 60) -> tuple[int, str, str, float]:
-    """Send SIGINT once ``ready(stdout_so_far, stderr_so_far)``; return (rc, stdout, stderr, seconds from the
-    signal to the exit). The child's process group is killed on the way out if it is still there."""
+def interrupt_when(proc: subprocess.Popen, ready: Callable[[str, str], bool], deadline_s: float = 60, *,
+                   to_group: bool = False, may_finish: bool = False) -> tuple[int, str, str, float]:
+    """Send SIGINT once ``ready(stdout_so_far, stderr_so_far)`` (to the whole process group with
+    ``to_group``, as a terminal does); return (rc, stdout, stderr, seconds from the signal to the exit).
+    With ``may_finish`` a child that ends before it is ready is no failure (0 seconds, no signal sent).
+    The child's process group is killed on the way out if it is still there."""
     out: list[str] = []
     err: list[str] = []
 
@@ -38,19 +42,32 @@ def interrupt_when(proc: subprocess.Popen, ready: Callable[[str, str], bool],
         for chunk in iter(lambda: stream.read(1), ""):
             into.append(chunk)
 
-    threads = [threading.Thread(target=pump, args=(proc.stdout, out), daemon=True),
-               threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)]
+    threads = [threading.Thread(target=pump, args=(stream, into), daemon=True)
+               for stream, into in ((proc.stdout, out), (proc.stderr, err)) if stream is not None]
     for thread in threads:
         thread.start()
     start = time.monotonic()
     try:
         while not ready("".join(out), "".join(err)):
+            if may_finish and proc.poll() is not None:
+                break
             assert proc.poll() is None, "finished before it could be interrupted: " + "".join(err)[-500:]
             assert time.monotonic() - start < deadline_s, "".join(err)[-500:]
             time.sleep(0.05)
         sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        rc = proc.wait(timeout=30)
+        if proc.poll() is None:
+            if to_group:
+                os.killpg(proc.pid, signal.SIGINT)
+            else:
+                proc.send_signal(signal.SIGINT)
+        try:
+            rc = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            for thread in threads:
+                thread.join(5)
+            raise AssertionError("still running 30 s after SIGINT: " + "".join(err)[-2000:]) from None
         took = time.monotonic() - sent
     finally:
         # The command's workers share its group: none may keep running after the test, pass or fail.

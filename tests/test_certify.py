@@ -225,6 +225,130 @@ def test_python_and_native_engines_agree_on_valid_and_corrupted_proofs():
     assert compared >= 12
 
 
+ENGINES = ["python", pytest.param("native", marks=needs_native)]
+
+
+def propagates_to_conflict(clauses, assumed) -> bool:
+    """Naive unit propagation from the literals ``assumed``: whether it reaches a conflict."""
+    true = set(assumed)
+    if any(-lit in true for lit in true):
+        return True
+    changed = True
+    while changed:
+        changed = False
+        for clause in clauses:
+            if any(lit in true for lit in clause):
+                continue
+            open_literals = [lit for lit in clause if -lit not in true]
+            if not open_literals:
+                return True
+            if len(open_literals) == 1:
+                true.add(open_literals[0])
+                changed = True
+    return False
+
+
+def neither_rup_nor_rat(clauses, lemma) -> bool:
+    """Whether no DRAT checker may add ``lemma`` to ``clauses``: it is not RUP, and not RAT on any of its
+    literals (checkers differ in which literal they take as the pivot)."""
+    if propagates_to_conflict(clauses, [-lit for lit in lemma]):
+        return False
+    for pivot in lemma:
+        partners = [clause for clause in clauses if -pivot in clause]
+        if all(propagates_to_conflict(clauses, [-lit for lit in lemma] +
+                                      [-lit for lit in clause if lit != -pivot]) for clause in partners):
+            return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def hard_refutation():
+    """A reference statement that unit propagation alone does not refute, cadical's proof of it, and a
+    lemma that no checker may add first (the proof's first lemma with a literal flipped, checked naively)."""
+    for n, m, seed in [(30, 12, 2), (60, 32, 4), (6, 1, None)]:
+        problem = Problem(n, [(0, 0)] if seed is None else random_completion(n, m, seed))
+        if problem.attack is not None or residual_of(problem).empty_line() is not None:
+            continue
+        if solve(problem, solver="sat", proof=False).status is Status.SAT:
+            continue
+        statement, proof = refute(problem)
+        if propagates_to_conflict(statement.clauses, []):
+            continue
+        lemmas = [[int(x) for x in line.split()[:-1]] for line in proof.splitlines()
+                  if line.strip() not in ("", "0") and not line.startswith("d ")]
+        flipped = next(([*lemma[:k], -lemma[k], *lemma[k + 1:]] for lemma in lemmas for k in range(len(lemma))
+                        if neither_rup_nor_rat(statement.clauses, [*lemma[:k], -lemma[k], *lemma[k + 1:]])),
+                       None)
+        if flipped is not None:
+            return statement, proof, flipped
+    pytest.fail("no UNSAT statement that needs a proof among the candidates")
+
+
+def must_reject(proof: str, flipped: list[int]):
+    """Tamperings that leave no valid proof of a statement that unit propagation does not refute."""
+    lines = proof.splitlines(keepends=True)
+    empty = [k for k, line in enumerate(lines) if line.strip() == "0"]
+    without_empty = "".join(line for k, line in enumerate(lines) if k not in empty)
+    yield "empty clause dropped", without_empty
+    yield "truncated before the empty clause", "".join(lines[: empty[0] // 2])
+    yield "empty clause moved first", "0\n" + without_empty
+    yield "a lemma with a literal flipped, first", " ".join(map(str, flipped)) + " 0\n" + proof
+    middle = len(lines) // 2
+    yield "garbage bytes in a line", ("".join(lines[:middle]).encode() + b"12 \xff\xfe\x00 -3 0\n"
+                                      + "".join(lines[middle:]).encode())
+    yield "garbage text in a line", "".join(lines[:middle]) + "7 x 0\n" + "".join(lines[middle:])
+    yield "binary garbage", bytes(range(256)) * 4
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_engine_rejects_each_tampering_class(hard_refutation, engine):
+    statement, proof, flipped = hard_refutation
+    assert check_drat(statement.clauses, proof, statement.num_vars, engine=engine).ok
+    for label, text in must_reject(proof, flipped):
+        verdict = check_drat(statement.clauses, text, statement.num_vars, engine=engine)
+        assert not verdict.ok, (engine, label)
+        assert verdict.stats.get("engine", engine) == engine
+
+
+@needs_native
+def test_native_engine_rejects_whatever_python_rejects_under_random_tampering(hard_refutation):
+    """Dropped, swapped, flipped and cut lines at random: the engines agree on every mutant (a mutant may
+    still be a valid proof: a lemma it dropped may not have been needed)."""
+    import random
+
+    statement, proof, _ = hard_refutation
+    lines = proof.splitlines(keepends=True)
+    rng = random.Random(24)
+    rejected = 0
+    for trial in range(120):
+        mutant = list(lines)
+        k = rng.randrange(len(mutant))
+        kind = trial % 4
+        if kind == 0:
+            del mutant[k]
+        elif kind == 1:
+            j = rng.randrange(len(mutant))
+            mutant[k], mutant[j] = mutant[j], mutant[k]
+        elif kind == 2:
+            literals = mutant[k].split()
+            deletion = literals[:1] == ["d"]
+            body = literals[1:-1] if deletion else literals[:-1]
+            if not body:
+                continue
+            at = rng.randrange(len(body))
+            body[at] = str(-int(body[at]))
+            mutant[k] = " ".join((["d"] if deletion else []) + body + ["0"]) + "\n"
+        else:
+            cut = rng.randrange(len(proof))
+            mutant = [proof[:cut]]
+        text = "".join(mutant)
+        python = check_drat(statement.clauses, text, statement.num_vars, engine="python")
+        native = check_drat(statement.clauses, text, statement.num_vars, engine="native")
+        assert python.ok == native.ok, (trial, kind, python.reason, native.reason)
+        rejected += not python.ok
+    assert rejected >= 20, "too few mutants were invalid: the comparison tested little"
+
+
 def test_the_python_engine_always_works_and_names_itself():
     problem = Problem(6, [(0, 0)])
     statement, proof = refute(problem)

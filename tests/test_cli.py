@@ -1,8 +1,10 @@
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -10,6 +12,8 @@ from hypothesis import strategies as st
 from naive import naive_is_solution
 
 from nqcsp import parse_board
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def nqcsp(*args, stdin=None, env=None):
@@ -384,6 +388,144 @@ def test_ctrl_c_stops_a_long_command_within_a_second(args):
     took, code, err = _interrupt_after(args, random.Random(" ".join(args)).uniform(2.0, 3.0))
     assert code == 130 and err.strip().endswith("interrupted"), err
     assert took <= 1.5  # the promise is 1 s; the margin is for a loaded machine
+
+
+# Each long-running command, busy for far longer than the test waits (so the only way out is Ctrl-C), and
+# what it reads on stdin.
+LONG_COMMANDS = {
+    # A cell that blocks every solution, searched by an incomplete backend for its whole minute.
+    "solve": (["solve", "6", "--queen", "0,0", "--solver", "minconflicts", "--time-limit", "60",
+               "--option", "max_restarts=1000000000000"], None),
+    "batch": (["solve", "--batch", "-", "--jobs", "2"],
+              "".join(json.dumps(line) + "\n" for line in [
+                  {"n": 8, "id": "first"},
+                  {"n": 6, "queens": [[0, 0]], "solver": "minconflicts", "time_limit": 60,
+                   "max_restarts": 10**12, "id": "slow"},
+                  {"n": 9, "id": "third"}])),
+    "count": (["count", "19"], None),
+    "solutions": (["solutions", "40"], None),
+    "blockades": (["blockades", "1", "400", "--jobs", "2"], None),
+    "export": (["export", "700", "--encoding", "pairwise"], None),    # 5 GiB of CNF to stdout
+}
+# The command as `python -m nqcsp` runs it, saying "ready" on stderr once it is inside `main` (when it builds
+# its parser): a Ctrl-C during Python's own start-up and the import of numpy is Python's to report.
+LAUNCHER = ("import sys; import nqcsp.cli as cli; build = cli.build_parser; "
+            "cli.build_parser = lambda: (sys.stderr.write('ready\\n'), sys.stderr.flush(), build())[-1]; "
+            "cli.entry()")
+
+
+@pytest.mark.slow  # 12-25 s: two interrupts of each of six commands
+@pytest.mark.parametrize("command", LONG_COMMANDS)
+@settings(max_examples=2, deadline=None)
+@given(delay=st.floats(min_value=0.0, max_value=2.0))
+def test_ctrl_c_at_any_moment_of_a_long_command_exits_130_at_once_without_a_traceback(command, delay):
+    from interrupting import interrupt_when, ready_after, start_interruptible
+
+    args, stdin = LONG_COMMANDS[command]
+    proc = start_interruptible([sys.executable, "-c", LAUNCHER, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+    if stdin is not None:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    # To the whole process group, as a terminal sends it: worker processes get it too.
+    rc, _, err, took = interrupt_when(proc, ready_after(delay, lambda out, err: "ready" in err),
+                                      to_group=True)
+    assert rc == 130, (command, delay, rc, err[-800:])
+    assert "Traceback" not in err and err.rstrip().splitlines()[-1].startswith("nqcsp: interrupted"), err
+    assert took <= 1.5, (command, delay, took)   # the promise is 1 s; the margin is for a loaded machine
+
+
+CTRL_C_IN_A_FINALIZER_SCRIPT = """
+import os, signal, sys, time
+import nqcsp.cli as cli
+import nqcsp.cli.cmd_count as cmd_count
+
+
+class Finalized:
+    def __del__(self):
+        # As if the user's Ctrl-C arrived while a finalizer ran (Python drops an exception raised there).
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)
+
+
+class HalfBuilt:
+    def __del__(self):
+        # As an llvmlite object whose construction the interrupt cut short fails when it is collected.
+        raise AttributeError("HalfBuilt has no attribute '_as_parameter_'")
+
+
+def run(args):
+    half_built = HalfBuilt()   # collected when the interrupt unwinds this frame
+    Finalized()
+    time.sleep(30)
+    print("ran on", flush=True)
+    return 0
+
+
+cmd_count.run = run
+sys.argv = ["nqcsp", "count", "5"]
+cli.entry()
+"""
+
+
+def test_ctrl_c_dropped_inside_a_finalizer_still_stops_the_command():
+    # Found by Ctrl-C at random moments: a KeyboardInterrupt raised where Python cannot propagate it was
+    # printed as "Exception ignored" and the command ran on to its end, exit 0; and an interrupt during
+    # numba's loading left llvmlite objects that printed an AttributeError traceback when collected.
+    from interrupting import start_interruptible
+
+    proc = start_interruptible([sys.executable, "-c", CTRL_C_IN_A_FINALIZER_SCRIPT], cwd=ROOT)
+    started = time.monotonic()
+    try:
+        out, err = proc.communicate(timeout=90)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    took = time.monotonic() - started
+    assert proc.returncode == 130 and "ran on" not in out, (proc.returncode, out, err[-1000:])
+    assert took < 20, took      # the command sleeps 30 s unless the interrupt reaches it
+    assert err.strip() == "nqcsp: interrupted", err
+
+
+CTRL_C_SWALLOWED_SCRIPT = """
+import os, signal, sys, threading, time
+import nqcsp.cli as cli
+import nqcsp.cli.cmd_count as cmd_count
+
+
+def run(args):
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    try:
+        time.sleep(5)
+    except BaseException:   # a library that swallows every exception, Ctrl-C included
+        pass
+    time.sleep(30)
+    print("ran on", flush=True)
+    return 0
+
+
+cmd_count.run = run
+sys.argv = ["nqcsp", "count", "5"]
+cli.entry()
+"""
+
+
+def test_ctrl_c_swallowed_by_a_library_is_pressed_again_within_a_second():
+    # Found by Ctrl-C at random moments: `count 19` still ran 30 s after Ctrl-C, its main thread waiting
+    # on a result with the interrupt gone.
+    from interrupting import start_interruptible
+
+    proc = start_interruptible([sys.executable, "-c", CTRL_C_SWALLOWED_SCRIPT], cwd=ROOT)
+    started = time.monotonic()
+    try:
+        out, err = proc.communicate(timeout=90)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    took = time.monotonic() - started
+    assert proc.returncode == 130 and "ran on" not in out, (proc.returncode, out, err[-1000:])
+    assert err.strip() == "nqcsp: interrupted", err
+    assert took < 20, took      # 0.3 s, then 1 s to the second press; 30 s when the interrupt is lost
 
 
 def test_backend_options_from_the_command_line_reach_the_backend(capsys):

@@ -151,6 +151,12 @@ if solver == "gecode":
              "sections": ["json", "raw"]}})
 elif solver == "liar":
     say({{"type": "solution", "output": {{"json": {{"q": list(range(n))}}}}, "sections": ["json"]}})
+elif solver == "plausible":
+    # A real solution of the empty board that ignores a mandatory queen: right shape, wrong answer.
+    wrong = next(q for q in naive_solutions(n, []) if any(q[r] != c for r, c in zip(rows, cols)))
+    say({{"type": "solution", "output": {{"json": {{"q": list(wrong)}}}}, "sections": ["json"]}})
+elif solver == "unsat-liar":
+    say({{"type": "status", "status": "UNSATISFIABLE"}})
 elif solver == "garbled":
     say({{"type": "solution", "output": {{"default": "q = [0];"}}, "sections": ["default"]}})
 elif solver == "patient":
@@ -213,10 +219,71 @@ def test_fake_an_unknown_solver_name_in_a_batch_is_an_input_error_and_exit_2(fak
     assert out.returncode == 2, out.stderr
 
 
-@pytest.mark.parametrize("name", ["liar", "garbled", "crash"])
+@pytest.mark.parametrize("name", ["liar", "plausible", "garbled", "crash"])
 def test_fake_a_broken_answer_or_a_crash_is_an_internal_error(fake_minizinc, name):
     with pytest.raises(nqcsp.InternalSolverError):
         nqcsp.solve(8, [(0, 3)], solver="minizinc", mzn_solver=name, time_limit=20)
+
+
+AUTO_BOARD = (8, [(0, 0), (1, 4)])        # solvable, and not by construct's closed forms
+
+
+@pytest.fixture()
+def auto_with_minizinc_first(fake_minizinc, monkeypatch):
+    """``nqcsp.solve(..., solver="auto")`` on AUTO_BOARD (too small for local search, so the complete
+    backends answer), with the fake MiniZinc in mode ``mzn_solver`` first and only ``then`` after it."""
+    import functools
+
+    import nqcsp.portfolio as portfolio
+
+    assert naive_has_solution(*AUTO_BOARD)
+
+    def solve(mzn_solver: str, then: tuple[str, ...], time_limit: float = 20):
+        order = ("minizinc", *then)
+        policy = portfolio.Policy(complete_order=order, open_board_order=order,
+                                  backend_options={"minizinc": {"mzn_solver": mzn_solver}})
+        monkeypatch.setattr(portfolio, "solve_auto", functools.partial(portfolio.solve_auto, policy=policy))
+        # Only the backends named: the portfolio would otherwise append every other installed one.
+        monkeypatch.setattr(portfolio, "complete_backends", lambda problem, policy: list(order))
+        return nqcsp.solve(*AUTO_BOARD, solver="auto", time_limit=time_limit)
+
+    return solve
+
+
+def test_fake_unsat_claim_alone_is_never_auto_s_answer(auto_with_minizinc_first):
+    result = auto_with_minizinc_first("unsat-liar", ())
+    assert [stage["solver"] for stage in result.stats["stages"]] == ["construct", "minizinc"], result.stats
+    assert result.status is Status.UNKNOWN and result.stats["stage"] == "confirm", result.stats
+
+
+@pytest.mark.parametrize("second", ["backtrack", "sat"])
+def test_fake_unsat_claim_contradicted_by_a_second_backend_is_an_internal_error(auto_with_minizinc_first,
+                                                                                second):
+    if second == "sat":
+        pytest.importorskip("pysat")
+    with pytest.raises(nqcsp.InternalSolverError, match=rf"minizinc answered UNSAT but {second} found"):
+        auto_with_minizinc_first("unsat-liar", (second,))
+
+
+def test_fake_minizinc_hanging_silently_inside_auto_keeps_auto_s_deadline(auto_with_minizinc_first):
+    started = time.perf_counter()
+    result = auto_with_minizinc_first("hang", ("backtrack",), time_limit=1.0)
+    took = time.perf_counter() - started
+    assert result.status is Status.UNKNOWN and took < 1.0 + 0.5, (took, result.stats)
+    assert "1.0 s" in result.stats["reason"], result.stats
+
+
+def test_fake_wrong_solution_inside_auto_is_an_internal_error_not_sat(auto_with_minizinc_first):
+    with pytest.raises(nqcsp.InternalSolverError, match="minizinc"):
+        auto_with_minizinc_first("plausible", ("backtrack",))
+
+
+def test_fake_wrong_solution_from_the_command_line_is_exit_4_in_one_line(fake_minizinc):
+    out = subprocess.run([sys.executable, "-m", "nqcsp", "solve", "8", "--queen", "0,3",
+                          "--solver", "minizinc", "--option", "mzn_solver=plausible"],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 4 and out.stdout == "", (out.stdout, out.stderr)
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
 
 
 def test_fake_running_out_of_memory_is_unknown_naming_memory(fake_minizinc):

@@ -1,8 +1,10 @@
 """The Executor seam: results as they complete, lost workers retried (process pool and Dask), ordinary
 failures not, batch lines isolated with their line numbers, Ctrl-C acted on within a second."""
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -82,6 +84,51 @@ def test_leaving_early_kills_the_pool_at_once():
         break
     pool.kill()
     assert time.monotonic() - started < 5
+
+
+CTRL_C_DURING_FORK_SCRIPT = """
+import os, signal, time
+from nqcsp.parallel import ProcessPool
+
+pressed = []
+
+
+def press_ctrl_c_during_the_fork():
+    # As if the user's Ctrl-C arrived while os.fork ran its hooks (Python drops an exception raised there).
+    if not pressed:
+        pressed.append(True)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)
+
+
+os.register_at_fork(after_in_parent=press_ctrl_c_during_the_fork)
+pool = ProcessPool(1)
+try:
+    pool.submit(abs, -1).result(timeout=60)
+    time.sleep(0.5)
+    print("lost", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+finally:
+    pool.kill()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "register_at_fork") or sys.platform != "linux",
+                    reason="the pool forks its workers on Linux only")
+def test_ctrl_c_while_the_pool_forks_its_workers_is_not_lost():
+    # Found by Ctrl-C at random moments: `nqcsp blockades 1 400` went on to the end and exited 0.
+    from interrupting import start_interruptible
+
+    proc = start_interruptible([sys.executable, "-c", CTRL_C_DURING_FORK_SCRIPT],
+                               cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert out.split() == ["interrupted"], (out, err[-1000:])
+    assert "Exception ignored" not in err, err
 
 
 # --- Dask: the same work on a LocalCluster of 2 worker processes, compared with the default executor ----
@@ -242,6 +289,158 @@ def test_missing_dask_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(ImportError, match=r"nqcsp\[dask\]"), parallel.dask_executor():
         pass
+
+
+# --- Dask under attack: a worker SIGKILLed mid-sweep, the scheduler killed mid-run or never there --------
+# A real cluster of its own processes (scheduler and two workers with their nannies, loopback only), so that
+# killing a part of it touches nothing else; workers import nqcsp from this checkout.
+
+@pytest.fixture
+def own_cluster(tmp_path):
+    pytest.importorskip("distributed")
+    from distributed import Client
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    address_file = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                                  "--host", "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0",
+                                  "--scheduler-file", str(address_file)],
+                                 env=env, start_new_session=True, stderr=subprocess.DEVNULL)
+    workers = None
+    try:
+        deadline = time.monotonic() + 60
+        while not address_file.exists() or not address_file.read_text().strip():
+            assert time.monotonic() < deadline and scheduler.poll() is None, "the scheduler did not start"
+            time.sleep(0.1)
+        address = json.loads(address_file.read_text())["address"]
+        workers = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
+                                    "--nworkers", "2", "--nthreads", "1", "--host", "127.0.0.1",
+                                    "--dashboard-address", "127.0.0.1:0"],
+                                   env=env, start_new_session=True, stderr=subprocess.DEVNULL)
+        with Client(address, timeout=60) as watcher:
+            watcher.wait_for_workers(2, timeout=60)
+        yield address, scheduler
+    finally:
+        for process in (workers, scheduler):
+            if process is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def _kill_after_first(gen, kill):
+    """The outcomes of ``gen``, with ``kill()`` called once the first one has arrived (mid-run for sure)."""
+    first = next(gen)
+    kill()
+    yield first
+    yield from gen
+
+
+@pytest.mark.slow  # 10-20 s: a cluster of its own, a worker killed and restarted by its nanny
+def test_dask_worker_sigkilled_mid_sweep_gives_the_complete_correct_sweep(own_cluster, monkeypatch):
+    import functools
+    import importlib
+
+    import nqcsp.parallel as parallel
+
+    blockades = importlib.import_module("nqcsp.blockades")   # nqcsp.blockades is also a function's name
+
+    address, _ = own_cluster
+    killed = []
+    real_outcomes = parallel._dask_outcomes
+
+    def kill_a_busy_worker(client):
+        busy = [worker for worker, keys in client.processing().items() if keys]
+        assert busy, "nothing was running: the kill would test nothing"
+        for pid in client.run(os.getpid, workers=busy[:1]).values():
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    monkeypatch.setattr(parallel, "_dask_outcomes", lambda client, *args: _kill_after_first(
+        real_outcomes(client, *args), lambda: kill_a_busy_worker(client)))
+    # A task per board, so that many are in flight when the worker dies.
+    monkeypatch.setattr(blockades, "plan_tasks", functools.partial(blockades.plan_tasks, task_seconds=0))
+    sizes = list(range(1, 9)) + list(range(100, 120))
+    with parallel.dask_executor(address) as executor:
+        on_dask = blockades.sweep(sizes, executor=executor)
+    assert killed
+    on_pool = blockades.sweep(sizes, jobs=2)
+    assert [b.n for b in on_dask] == sizes and not any(b.undecided_classes for b in on_dask)
+    # The verdicts; which backend found a witness may differ from run to run (each witness is verified).
+    verdicts = ("n", "classes", "blocked", "blocked_classes", "undecided_classes")
+    assert [{key: b.to_json()[key] for key in verdicts} for b in on_dask] == \
+        [{key: b.to_json()[key] for key in verdicts} for b in on_pool]
+    for board in on_dask:
+        if board.n <= 8:
+            assert len(board.blocked) == sum(not naive_has_solution(board.n, [(r, c)])
+                                             for r in range(board.n) for c in range(board.n))
+
+
+SCHEDULER_KILLED_RUNS = {
+    "blockades": (["blockades", "1", "300", "--format", "json", "--no-progress"], None),
+    "batch": (["solve", "--batch", "-"], "".join(json.dumps({"n": n, "id": n}) + "\n" for n in range(8, 60))),
+}
+
+
+@pytest.mark.slow  # 8-15 s each: a cluster of its own, then the client's (shortened) reconnection timeout
+@pytest.mark.parametrize("command", SCHEDULER_KILLED_RUNS)
+def test_dask_scheduler_killed_mid_run_writes_what_finished_one_line_and_exit_4(own_cluster, monkeypatch,
+                                                                                 capfd, command):
+    import io
+
+    import nqcsp.parallel as parallel
+    from nqcsp.cli import main
+
+    address, scheduler = own_cluster
+    # Short, so that the test is cheap; the default (SCHEDULER_TIMEOUT_S) bounds the run the same way.
+    monkeypatch.setattr(parallel, "SCHEDULER_TIMEOUT_S", 3.0)
+    killed_at = []
+    real_outcomes = parallel._dask_outcomes
+
+    def kill_scheduler():
+        os.kill(scheduler.pid, signal.SIGKILL)
+        killed_at.append(time.monotonic())
+
+    monkeypatch.setattr(parallel, "_dask_outcomes",
+                        lambda *args: _kill_after_first(real_outcomes(*args), kill_scheduler))
+    argv, stdin = SCHEDULER_KILLED_RUNS[command]
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    code = main([*argv, "--scheduler", address])
+    took = time.monotonic() - killed_at[0]
+    out, err = capfd.readouterr()
+    assert code == 4, err
+    assert took < 3.0 + 10, took          # the reconnection timeout, and no hang after it
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"lost the Dask scheduler at {address}" in err, err
+    # What finished before the loss is written, and right.
+    if command == "blockades":
+        boards = json.loads(out)
+        assert boards and all(not board["undecided_classes"] for board in boards)
+    else:
+        records = [json.loads(line) for line in out.splitlines()]
+        assert records and all(naive_is_solution(r["n"], r["columns"]) for r in records)
+
+
+@pytest.mark.slow  # 3-5 s: the (shortened) connection timeout
+def test_dask_scheduler_not_there_is_one_line_and_exit_2(monkeypatch, capfd):
+    pytest.importorskip("distributed")
+    import socket
+
+    import nqcsp.parallel as parallel
+    from nqcsp.cli import main
+
+    with socket.socket() as probe:          # a loopback port that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(parallel, "SCHEDULER_TIMEOUT_S", 2.0)
+    started = time.monotonic()
+    code = main(["blockades", "1", "12", "--no-progress", "--scheduler", f"tcp://127.0.0.1:{port}"])
+    took = time.monotonic() - started
+    err = capfd.readouterr().err
+    assert code == 2 and took < 2.0 + 10, (code, took, err)
+    assert err.count("\n") == 1 and "cannot reach the Dask scheduler" in err and "Traceback" not in err, err
 
 
 # --- the batch command ---------------------------------------------------------------------------------

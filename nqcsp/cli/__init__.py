@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from nqcsp.cli import (
     cmd_blockades,
@@ -36,6 +37,7 @@ def build_parser() -> OneLineParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code and at most one line on stderr, never a traceback."""
+    from nqcsp.parallel import SchedulerLost
     from nqcsp.result import InternalSolverError, MissingDependency
 
     try:
@@ -45,6 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Bad input only: once nqcsp.solve has accepted its input, whatever a backend raises reaches here
         # as InternalSolverError (nqcsp.api.solve, nqcsp.contract); the other commands validate first.
         return _fail(f"nqcsp: error: {exc}", EXIT_USAGE)
+    except SchedulerLost as exc:
+        # Not a bug and not bad input: the cluster went away under the run.
+        return _fail(f"nqcsp: error: {exc}", EXIT_INTERNAL)
     except InternalSolverError as exc:
         return _fail(f"nqcsp: internal error (a bug, please report): {exc}", EXIT_INTERNAL)
     except KeyboardInterrupt:
@@ -67,6 +72,7 @@ def entry() -> None:
     import gc
     import os
 
+    _watch_interrupts()
     code = main()
     if code == EXIT_INTERRUPTED:
         for stream in (sys.stdout, sys.stderr):
@@ -75,6 +81,67 @@ def entry() -> None:
         os._exit(code)
     gc.freeze()
     sys.exit(code)
+
+
+# Seconds after Ctrl-C at which a command still running has its interrupt raised again.
+REPRESS_S = 1.0
+
+
+def _watch_interrupts() -> None:
+    """Ctrl-C is never dropped and its aftermath is quiet.
+
+    A KeyboardInterrupt raised inside a finalizer, a weakref callback or an at-fork hook cannot propagate:
+    Python prints "Exception ignored" with a traceback and carries on, and the command ran to its end as
+    if Ctrl-C had never been pressed. The unraisable-exception hook raises it again from a thread a moment
+    later (raised at once it would land in the same place and be dropped again), where the command can
+    handle it. And once Ctrl-C was pressed, an error in a finalizer is its consequence (an llvmlite object
+    whose construction the interrupt cut short fails in ``__del__``), not news: it is not printed."""
+    import _thread
+    import signal
+    import threading
+    import time
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    pressed = threading.Event()
+    main_thread = threading.main_thread().ident
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if not pressed.is_set():
+            pressed.set()
+            keep_pressing = threading.Thread(target=press_until_gone, name="nqcsp-ctrl-c", daemon=True)
+            keep_pressing.start()
+        raise KeyboardInterrupt
+
+    def press_until_gone() -> None:
+        # The command ends within a second of Ctrl-C (entry exits at once after it); one still running
+        # then has lost the interrupt (caught by a bare except in a library, or delivered while its main
+        # thread slept in a wait it was not woken from), so Ctrl-C is pressed again, as a user would.
+        while True:
+            time.sleep(REPRESS_S)
+            press_again()
+
+    def press_again() -> None:
+        # A real signal, so that a blocking call of the main thread (a sleep, a wait) is interrupted too.
+        if hasattr(signal, "pthread_kill") and main_thread is not None:
+            signal.pthread_kill(main_thread, signal.SIGINT)
+        else:
+            _thread.interrupt_main()
+
+    def unraisable(report: Any, report_others: Callable[[Any], object] = sys.unraisablehook) -> object:
+        if isinstance(report.exc_type, type) and issubclass(report.exc_type, KeyboardInterrupt):
+            again = threading.Timer(0.05, press_again)
+            again.daemon = True
+            again.start()
+            return None
+        if pressed.is_set():
+            return None
+        return report_others(report)
+
+    # Only where Ctrl-C would raise KeyboardInterrupt anyway (not where it is ignored: a background job).
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, on_sigint)
+    sys.unraisablehook = unraisable
 
 
 def _fail(message: str, code: int) -> int:

@@ -100,7 +100,7 @@ def _record_id(raw: bytes) -> Any:
 
 
 def run_batch(args: argparse.Namespace) -> int:
-    from nqcsp.parallel import iter_outcomes
+    from nqcsp.parallel import SchedulerLost, iter_outcomes
 
     data = read_input_bytes(args.batch)
     lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line.strip()]
@@ -136,11 +136,13 @@ def run_batch(args: argparse.Namespace) -> int:
                     write(done.pop(written))
                     written += 1
                 sys.stdout.flush()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SchedulerLost) as stopped:
         # Finished lines that wait on an unfinished earlier one are written too: each carries its line.
         for position in sorted(done):
             write(done[position])
         sys.stdout.flush()
+        if isinstance(stopped, SchedulerLost):
+            raise                 # the command's one line on stderr
         sys.stderr.write(f"nqcsp: interrupted: {written + len(done)} of {len(lines)} lines answered and "
                          "written\n")
         return EXIT_INTERRUPTED

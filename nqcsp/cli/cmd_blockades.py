@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from nqcsp.blockades import class_count, iter_sweep, load_solvers
+    from nqcsp.parallel import SchedulerLost
 
     last = args.first if args.last is None else args.last
     if last < args.first:
@@ -75,10 +76,12 @@ def run(args: argparse.Namespace) -> int:
             for board in finished:
                 boards.append(board)
                 bar.update(board.classes)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SchedulerLost) as stopped:
         # The pending tasks are cancelled (and the local workers killed) by the context managers above;
         # what is finished is verified and worth keeping.
         write_boards(sorted(boards, key=lambda b: b.n), args)
+        if isinstance(stopped, SchedulerLost):
+            raise                 # the command's one line on stderr
         sys.stderr.write(f"nqcsp: interrupted: {len(boards)} of {len(sizes)} boards finished and written\n")
         return EXIT_INTERRUPTED
     write_boards(sorted(boards, key=lambda b: b.n), args)

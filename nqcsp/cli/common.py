@@ -19,7 +19,7 @@ EXIT_OK = 0          # SAT / valid / command done
 EXIT_NO = 1          # UNSAT with a checked certificate / the checked solution or proof is invalid
 EXIT_USAGE = 2       # bad input: one line on stderr
 EXIT_UNKNOWN = 3     # no answer: a time or memory limit, or an incomplete solver gave up
-EXIT_INTERNAL = 4    # a bug: a solver broke its contract or nqcsp failed, reported on one line
+EXIT_INTERNAL = 4    # a bug (a solver broke its contract, nqcsp failed) or the Dask scheduler lost: one line
 EXIT_CLAIM = 5       # UNSAT claimed by one backend, its certificate not checked (use auto for a proof)
 EXIT_INTERRUPTED = 130  # Ctrl-C: what was finished is written, the rest cancelled
 
