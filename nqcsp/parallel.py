@@ -112,6 +112,22 @@ class ProcessPool(Executor):
         self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
+@contextlib.contextmanager
+def owned_pool(jobs: int | None) -> Iterator[ProcessPool]:
+    """A process pool for one run: shut down when the run is done, its workers killed when the run is
+    interrupted or fails (a pool waited on after Ctrl-C would finish every queued task first)."""
+    pool = ProcessPool(jobs)
+    finished = False
+    try:
+        yield pool
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            pool.kill()
+
+
 class InProcess(Executor):
     """Runs each task at submit, here: for work smaller than a pool's start-up, and for ``--jobs 1``."""
 

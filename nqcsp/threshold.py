@@ -121,7 +121,7 @@ def _as_threshold_size(n: object) -> int:
 
 @contextlib.contextmanager
 def _executor(n: int, executor: Executor | None, jobs: int | None) -> Iterator[Executor]:
-    from nqcsp.parallel import InProcess, ProcessPool
+    from nqcsp.parallel import InProcess, owned_pool
 
     if executor is not None:
         yield executor
@@ -129,16 +129,8 @@ def _executor(n: int, executor: Executor | None, jobs: int | None) -> Iterator[E
     if n <= 10:
         yield InProcess()        # a whole run under a second: no pool to start (and spawn-safe)
         return
-    pool = ProcessPool(jobs)
-    finished = False
-    try:
+    with owned_pool(jobs) as pool:
         yield pool
-        finished = True
-    finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            pool.kill()
 
 
 def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int | None = None,

@@ -468,21 +468,27 @@ cli.entry()
 """
 
 
-def test_ctrl_c_dropped_inside_a_finalizer_still_stops_the_command():
-    # Found by Ctrl-C at random moments: a KeyboardInterrupt raised where Python cannot propagate it was
-    # printed as "Exception ignored" and the command ran on to its end, exit 0; and an interrupt during
-    # numba's loading left llvmlite objects that printed an AttributeError traceback when collected.
+def run_script_to_its_end(script: str) -> tuple[int, str, str, float]:
+    """A script that interrupts itself, run in its own process group (killed on the way out): exit code,
+    stdout, stderr and seconds."""
     from interrupting import start_interruptible
 
-    proc = start_interruptible([sys.executable, "-c", CTRL_C_IN_A_FINALIZER_SCRIPT], cwd=ROOT)
+    proc = start_interruptible([sys.executable, "-c", script], cwd=ROOT)
     started = time.monotonic()
     try:
         out, err = proc.communicate(timeout=90)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-    took = time.monotonic() - started
-    assert proc.returncode == 130 and "ran on" not in out, (proc.returncode, out, err[-1000:])
+    return proc.returncode, out, err, time.monotonic() - started
+
+
+def test_ctrl_c_dropped_inside_a_finalizer_still_stops_the_command():
+    # Found by Ctrl-C at random moments: a KeyboardInterrupt raised where Python cannot propagate it was
+    # printed as "Exception ignored" and the command ran on to its end, exit 0; and an interrupt during
+    # numba's loading left llvmlite objects that printed an AttributeError traceback when collected.
+    returncode, out, err, took = run_script_to_its_end(CTRL_C_IN_A_FINALIZER_SCRIPT)
+    assert returncode == 130 and "ran on" not in out, (returncode, out, err[-1000:])
     assert took < 20, took      # the command sleeps 30 s unless the interrupt reaches it
     assert err.strip() == "nqcsp: interrupted", err
 
@@ -513,17 +519,8 @@ cli.entry()
 def test_ctrl_c_swallowed_by_a_library_is_pressed_again_within_a_second():
     # Found by Ctrl-C at random moments: `count 19` still ran 30 s after Ctrl-C, its main thread waiting
     # on a result with the interrupt gone.
-    from interrupting import start_interruptible
-
-    proc = start_interruptible([sys.executable, "-c", CTRL_C_SWALLOWED_SCRIPT], cwd=ROOT)
-    started = time.monotonic()
-    try:
-        out, err = proc.communicate(timeout=90)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    took = time.monotonic() - started
-    assert proc.returncode == 130 and "ran on" not in out, (proc.returncode, out, err[-1000:])
+    returncode, out, err, took = run_script_to_its_end(CTRL_C_SWALLOWED_SCRIPT)
+    assert returncode == 130 and "ran on" not in out, (returncode, out, err[-1000:])
     assert err.strip() == "nqcsp: interrupted", err
     assert took < 20, took      # 0.3 s, then 1 s to the second press; 30 s when the interrupt is lost
 

@@ -141,7 +141,7 @@ def executor_from_args(args: argparse.Namespace,
     """The Executor the command-line flags ask for, shut down (or killed, on an interrupt) on exit;
     ``warm`` loads in this process what the tasks need, for workers forked from it (see ``dask_executor``).
     """
-    from nqcsp.parallel import ProcessPool, dask_executor
+    from nqcsp.parallel import dask_executor, owned_pool
 
     scheduler = getattr(args, "scheduler", None)
     jobs = getattr(args, "jobs", None)
@@ -151,16 +151,8 @@ def executor_from_args(args: argparse.Namespace,
         return
     # Even for --jobs 1 the work runs in a worker process: a line that kills its process, or a kernel that
     # does not return to Python for minutes, must not take the command (or its Ctrl-C) with it.
-    pool = ProcessPool(jobs)
-    finished = False
-    try:
+    with owned_pool(jobs) as pool:
         yield pool
-        finished = True
-    finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            pool.kill()
 
 
 def write_json_record(record: dict[str, Any], columns: np.ndarray | None, out: TextIO) -> None:
