@@ -159,6 +159,19 @@ def task_classes(n, k, first, second_lo, second_hi):
     return keys[:found].copy(), sizes[:found].copy()
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _witnessed(keys, state, key):
+    """Mark class ``key`` (when it is one of ``keys``) as contained in a solution: 1 when newly marked, 0
+    when absent or marked already, CONFLICT when it was said to have no solution."""
+    index = np.searchsorted(keys, key)
+    if index < keys.shape[0] and keys[index] == key and state[index] != WITNESSED:
+        if state[index] == EXHAUSTED:
+            return CONFLICT
+        state[index] = WITNESSED
+        return 1
+    return 0
+
+
 @njit(cache=True, nogil=True)
 def cover(n, k, first, second_lo, second_hi, keys, state, witness, image, rows):
     """Mark WITNESSED every class of the task that some k-subset of the solution ``witness`` (columns by
@@ -180,12 +193,10 @@ def cover(n, k, first, second_lo, second_hi, keys, state, witness, image, rows):
         if image[r0] != c0:
             continue
         if k == 1:
-            index = np.searchsorted(keys, first)
-            if index < keys.shape[0] and keys[index] == first and state[index] != WITNESSED:
-                if state[index] == EXHAUSTED:
-                    return CONFLICT
-                state[index] = WITNESSED
-                marked += 1
+            found = _witnessed(keys, state, first)
+            if found == CONFLICT:
+                return CONFLICT
+            marked += found
             continue
         # rows[1..k-1]: the subset's other rows, ascending, between r0 + 1 and n - 1 - r0.
         position = 1
@@ -209,12 +220,10 @@ def cover(n, k, first, second_lo, second_hi, keys, state, witness, image, rows):
             key = np.int64(first)
             for i in range(1, k):
                 key = key * base + rows[i] * n + image[rows[i]]
-            index = np.searchsorted(keys, key)
-            if index < keys.shape[0] and keys[index] == key and state[index] != WITNESSED:
-                if state[index] == EXHAUSTED:
-                    return CONFLICT
-                state[index] = WITNESSED
-                marked += 1
+            found = _witnessed(keys, state, key)
+            if found == CONFLICT:
+                return CONFLICT
+            marked += found
     return marked
 
 
