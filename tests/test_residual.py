@@ -166,3 +166,42 @@ def test_multi_word_unsat_agrees_with_cpsat_and_the_transposed_board(cpsat_ready
     assert recheck(problem, result.certificate, Limits.unlimited()).checked_by == ("nqcsp-lrat",)
     assert solve(n, queens, solver="cpsat", time_limit=30).status is Status.UNSAT
     assert backend(Problem(n, [(c, r) for r, c in queens])).status is Status.UNSAT
+
+
+def test_narrow_and_wide_kernels_walk_the_same_tree_and_both_proofs_check(monkeypatch):
+    # The one-word kernel (k <= 64) is the wide kernel's tree with precomputed diagonals: same nodes,
+    # same answer, and proofs that nqcsp.lrat accepts from each; forced levels write no lemma of their own.
+    from nqcsp import lrat
+    from nqcsp.bitboard import residual_search
+    from nqcsp.bitboard.residual_proof import proof_tables
+    from nqcsp.statement import reference_cnf
+
+    rng = random.Random(11)
+    exhausted = 0
+    for _ in range(30):
+        n = rng.randint(8, 40)
+        problem = Problem(n, random_completion(n, rng.randint(n // 3, n - 4), rng.randint(0, 10 ** 6)))
+        residual = residual_of(problem)
+        if residual.size == 0:
+            continue
+        statement = reference_cnf(problem)
+        tables = proof_tables(residual, statement)
+        outcomes = {}
+        for narrow in (64, 0):
+            monkeypatch.setattr(residual_search, "NARROW", narrow)
+            proof = bytearray()
+            found = first_solution(residual, Limits.unlimited(), proof=tables,
+                                   sink=lambda chunk, proof=proof: proof.extend(chunk) or True)
+            outcomes[narrow] = (found.nodes, found.exhausted, found.solution is not None)
+            if found.solution is not None:
+                assert naive_is_solution(n, found.solution.tolist(), problem.queens)
+            else:
+                assert found.exhausted
+                verdict = lrat.check_lrat(statement.dimacs(), proof)
+                assert verdict.ok, verdict.reason
+                assert verdict.stats["lemmas"] <= found.nodes + 1
+                if n <= 10:
+                    assert not naive_has_solution(n, problem.queens)
+        assert outcomes[64] == outcomes[0]
+        exhausted += outcomes[64][1]
+    assert exhausted >= 5

@@ -1,14 +1,21 @@
-"""The residual engine's kernel: depth-first search for one solution of a residual board (numba).
+"""The residual engine's kernels: depth-first search for one solution of a residual board (numba).
 
-Lines are the residual's free rows (line i < k) and free columns (line k + j). Each line's candidate
-cells are a bit-set over the other axis, ``words`` uint64 words long (bit j of row i is cell (rows[i],
-cols[j]); bit i of column j is the same cell), so rows and columns are kept as transposes of each other
-and neither has a 64 limit. Level d of ``masks``/``counts`` is the state after d queens; a placed line
-has no bits and the count ``PLACED``.
+Lines are the residual's free rows (line i < k) and free columns (line k + j). Both searches branch on
+the open line with the fewest candidate cells (a line with none is a dead end, a line with one is
+forced) and try its cells in index order or by score (``_score``), so they walk the same tree:
 
-Diagonals are the full board's: a queen on (r, c) attacks, in free row r', the full-board columns
-c +- (r' - r), found in column space through ``col_index`` (full column - ``col_base`` -> index, -1 when
-the column is not free).
+- ``search_narrow`` (k <= 64): one uint64 per line, and ``attacks[i, j, i']``, the cells of free row i'
+  on the two diagonals through (i, j), precomputed (k^3 words, 2 MB at k = 64), so a queen costs a
+  handful of word operations per open row;
+- ``search`` (any k): ``words`` uint64 words per line (bit j of row i is cell (rows[i], cols[j]); bit i
+  of column j is the same cell), rows and columns kept as transposes of each other; diagonals are the
+  full board's, found in column space through ``col_index`` (full column - ``col_base`` -> index, -1
+  when the column is not free). Level d of ``masks``/``counts`` is the state after d queens; a placed
+  line has no bits and the count ``PLACED``.
+
+With a proof, both write the same lemmas (``_open``, ``_close``): one per level whose parent branched
+(a forced level's hints join its parent's lemma), naming which decision took each cell away from
+``owners``, the level whose queen stands on each row, column, diagonal and anti-diagonal.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from nqcsp._jit import njit
-from nqcsp.bitboard.kernels import popcount
+from nqcsp.bitboard.bits import lowest_bit_index, popcount
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -28,7 +35,7 @@ PLACED = 1 << 30   # the count of a line that holds its queen: never the most co
 @njit(cache=True, nogil=True, inline="always")
 def _index(low):
     """The position of the single set bit of ``low``, as a signed int (int + uint64 would be a float)."""
-    return np.int64(popcount(low - ONE))
+    return lowest_bit_index(low)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -52,10 +59,8 @@ def _clear(masks, counts, level, line, bit):
 
 
 @njit(cache=True, nogil=True)
-def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j, removed_by):
-    """Level depth + 1 = level ``depth`` with a queen on (free row i, free column j). ``removed_by[i', j']``
-    becomes ``depth`` for every cell this queen takes away (a proof names the clause that did it; an
-    entry is only read for a cell missing on the current path, whose last removal is on that path)."""
+def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j):
+    """Level depth + 1 = level ``depth`` with a queen on (free row i, free column j)."""
     level = depth + 1
     masks[level] = masks[depth]
     counts[level] = counts[depth]
@@ -65,9 +70,7 @@ def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, dep
         while word != ZERO:
             low = word & (~word + ONE)
             word ^= low
-            jj = w * 64 + _index(low)
-            _clear(masks, counts, level, k + jj, i)
-            removed_by[i, jj] = depth
+            _clear(masks, counts, level, k + w * 64 + _index(low), i)
         masks[level, i, w] = ZERO
     counts[level, i] = PLACED
     for w in range(words):
@@ -75,9 +78,7 @@ def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, dep
         while word != ZERO:
             low = word & (~word + ONE)
             word ^= low
-            ii = w * 64 + _index(low)
-            _clear(masks, counts, level, ii, j)
-            removed_by[ii, j] = depth
+            _clear(masks, counts, level, w * 64 + _index(low), j)
         masks[level, k + j, w] = ZERO
     counts[level, k + j] = PLACED
     # The two diagonals through (r, c) cross each open row at most twice.
@@ -92,7 +93,6 @@ def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, dep
                 jj = col_index[target]
                 if jj >= 0 and _clear(masks, counts, level, other, jj):
                     _clear(masks, counts, level, k + jj, other)
-                    removed_by[other, jj] = depth
 
 
 @njit(cache=True, nogil=True)
@@ -143,6 +143,8 @@ def _next(words, remaining, score, order):
     return best
 
 
+# --- the proof ------------------------------------------------------------------------------------------
+
 @njit(cache=True, nogil=True, inline="always")
 def _put(out, at, value):
     """``value`` (>= 0) in base 128, little-endian, high bit on every byte but the last; the next position."""
@@ -155,98 +157,157 @@ def _put(out, at, value):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _relation(rows, cols, picks, t, i, j):
-    """How decision t attacks cell (free row i, free column j): 0 the same row, 1 the same column, 2 the
-    same r + c, 3 the same r - c; -1 when it does not (a bug: the proof stops)."""
-    ti = picks[t, 0]
-    tj = picks[t, 1]
-    if ti == i:
-        return 0
-    if tj == j:
-        return 1
-    if rows[ti] + cols[tj] == rows[i] + cols[j]:
-        return 2
-    if rows[ti] - cols[tj] == rows[i] - cols[j]:
-        return 3
-    return -1
+def _own(owners, cell_lines, depth, i, j):
+    """The queen of level ``depth`` on (free row i, free column j) now stands on its four lines."""
+    for relation in range(4):
+        owners[relation, cell_lines[i, j, relation]] = depth
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _killer(owners, cell_lines, picks, depth, i, j):
+    """(level, relation) of a queen on the current path that attacks (free row i, free column j): relation
+    0 the same row, 1 column, 2 r + c, 3 r - c; (-1, -1) when none does (a bug: the proof stops).
+    ``owners[relation, line]`` is the level that last put a queen on that line; it still does when that
+    level's pick (still on the path) lies on the line, since a line holds one queen of a path at most."""
+    for relation in range(4):
+        line = cell_lines[i, j, relation]
+        t = owners[relation, line]
+        if 0 <= t < depth and cell_lines[picks[t, 0], picks[t, 1], relation] == line:
+            return t, relation
+    return -1, -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _at_most_one(cells, pairs, ai, aj, bi, bj, relation):
+    """The number of the statement's clause (-a, -b) of cells a and b on their common line ``relation``."""
+    line = cells[bi, bj, 1 + relation]
+    p = cells[ai, aj, 5 + relation]
+    q = cells[bi, bj, 5 + relation]
+    if p > q:
+        p, q = q, p
+    size = pairs[line, 1]
+    return pairs[line, 0] + p * (2 * size - p - 1) // 2 + q - p - 1
+
+
+# Per level, for the proof (``levels``): where its children's lemmas start on ``children``, where its
+# hints start on ``chain``, where the hints of the lemma it belongs to start, whether its line was forced.
+CHILDREN, CHAIN, SCOPE, FORCED = 0, 1, 2, 3
+# ``proof_state``: bytes waiting in ``out``, next lemma number, lemmas on ``children``, error (1: a cell
+# gone without a decision that took it), hints on ``chain``.
+USED, LEMMA, TOP, ERROR, HINTS = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hint(chain, proof_state, clause, cell):
+    top = proof_state[HINTS]
+    chain[top, 0] = clause
+    chain[top, 1] = cell
+    proof_state[HINTS] = top + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _falsify(k, gone, line, depth, scope, picks, owners, cell_lines, cells, pairs, chain, falsified_at,
+             proof_state):
+    """Hint, for each cell of ``gone`` (cells of ``line`` that decisions took away), the statement's
+    binary at-most-one clause through which a decision on the path took it; except a cell a hint of the
+    same lemma (from ``scope`` on) has already set false, since a satisfied hint is no hint."""
+    for w in range(gone.shape[0]):
+        word = gone[w]
+        while word != ZERO:
+            low = word & (~word + ONE)
+            word ^= low
+            i, j = _cell(k, line, w * 64 + _index(low))
+            at = falsified_at[i, j]
+            if scope <= at < proof_state[HINTS] and chain[at, 1] == i * k + j:
+                continue
+            t, relation = _killer(owners, cell_lines, picks, depth, i, j)
+            if t < 0:
+                proof_state[ERROR] = 1
+                return
+            falsified_at[i, j] = proof_state[HINTS]
+            _hint(chain, proof_state, _at_most_one(cells, pairs, picks[t, 0], picks[t, 1], i, j, relation),
+                  i * k + j)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _open(k, gone, line, count, depth, picks, owners, cell_lines, cells, pairs, alo, chain, falsified_at,
+          levels, proof_state):
+    """Level ``depth`` branches on ``line`` (``count`` cells left, ``gone`` the others). A forced line
+    writes no lemma for its one child: its hints, the at-most-one clauses of the cells gone and then the
+    at-least-one clause (unit: the forced cell), join the lemma of the nearest level that writes one, so
+    that the child's hints follow on."""
+    levels[depth, CHILDREN] = proof_state[TOP]
+    levels[depth, CHAIN] = proof_state[HINTS]
+    writes = depth == 0 or levels[depth - 1, FORCED] == 0
+    levels[depth, SCOPE] = proof_state[HINTS] if writes else levels[depth - 1, SCOPE]
+    levels[depth, FORCED] = count == 1
+    if count == 1:
+        _falsify(k, gone, line, depth, levels[depth, SCOPE], picks, owners, cell_lines, cells, pairs, chain,
+                 falsified_at, proof_state)
+        _hint(chain, proof_state, alo[line], -1)
 
 
 @njit(cache=True, nogil=True)
-def _learn(k, words, rows, cols, masks, picks, removed_by, depth, failed, branched, cells, pairs, alo,
-           children, child_start, out, proof_state):
-    """Write the lemma of a failed node as one binary LRAT addition: the clause "not all of this node's
-    decisions", implied by unit propagation along its hints. The hints: the binary at-most-one clause
-    through which a decision removed each cell of the ``failed`` line from the statement's at-least-one
-    clause of that line, then (``branched``) the lemmas of the children that tried the cells left, then
-    that at-least-one clause, now falsified. The children's lemmas are deleted after it, and the new
-    lemma joins its parent's children. ``proof_state`` = bytes used, next lemma number, children used,
-    error (1: a removed cell without a decision that removed it)."""
-    at = proof_state[0]
-    lemma = proof_state[1]
-    top = proof_state[2]
+def _close(k, gone, line, depth, picks, owners, cell_lines, cells, pairs, alo, children, chain,
+           falsified_at, levels, out, proof_state):
+    """Level ``depth`` failed: its ``line`` has no cell left (``gone``: those decisions took away; a
+    branched line's other cells were tried by the children). Unless the line was forced, this adds the
+    hints of the cells gone, the children's lemmas and the line's at-least-one clause, now falsified.
+    A level whose parent branched (or the root) then writes its lemma as one binary LRAT addition, "not
+    all of this level's decisions", with every hint from its own on, deletes the lemmas those hints
+    used and joins its parent's children; the root's lemma is the empty clause."""
+    if levels[depth, FORCED] == 0:
+        _falsify(k, gone, line, depth, levels[depth, SCOPE], picks, owners, cell_lines, cells, pairs, chain,
+                 falsified_at, proof_state)
+        for child in range(levels[depth, CHILDREN], proof_state[TOP]):
+            _hint(chain, proof_state, children[child], -1)
+        _hint(chain, proof_state, alo[line], -1)
+    if depth > 0 and levels[depth - 1, FORCED] != 0:
+        return
+    at = proof_state[USED]
+    lemma = proof_state[LEMMA]
     out[at] = 97  # 'a'
     at = _put(out, at + 1, 2 * lemma)
     for t in range(depth):
         at = _put(out, at, 2 * cells[picks[t, 0], picks[t, 1], 0] + 1)
     at = _put(out, at, 0)
-    for w in range(words):
-        word = masks[0, failed, w]
-        if branched:
-            word &= ~masks[depth, failed, w]
-        while word != ZERO:
-            low = word & (~word + ONE)
-            word ^= low
-            i, j = _cell(k, failed, w * 64 + _index(low))
-            t = removed_by[i, j]
-            relation = _relation(rows, cols, picks, t, i, j) if 0 <= t < depth else -1
-            if relation < 0:
-                proof_state[3] = 1
-                return
-            line = cells[i, j, 1 + relation]
-            p = cells[picks[t, 0], picks[t, 1], 5 + relation]
-            q = cells[i, j, 5 + relation]
-            if p > q:
-                p, q = q, p
-            size = pairs[line, 1]
-            at = _put(out, at, 2 * (pairs[line, 0] + p * (2 * size - p - 1) // 2 + q - p - 1))
-    first = child_start[depth] if branched else top
-    for child in range(first, top):
-        at = _put(out, at, 2 * children[child])
-    at = _put(out, at, 2 * alo[failed])
+    for hint in range(levels[depth, CHAIN], proof_state[HINTS]):
+        at = _put(out, at, 2 * chain[hint, 0])
     at = _put(out, at, 0)
-    if top > first:
+    first = levels[depth, CHILDREN]
+    if proof_state[TOP] > first:
         out[at] = 100  # 'd'
         at += 1
-        for child in range(first, top):
+        for child in range(first, proof_state[TOP]):
             at = _put(out, at, 2 * children[child])
         at = _put(out, at, 0)
     children[first] = lemma
-    proof_state[0] = at
-    proof_state[1] = lemma + 1
-    proof_state[2] = first + 1
+    proof_state[USED] = at
+    proof_state[LEMMA] = lemma + 1
+    proof_state[TOP] = first + 1
+    proof_state[HINTS] = levels[depth, CHAIN]
 
+
+# --- the wide search ------------------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
 def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score, picks, stats,
-           budget, order, removed_by, proof, cells, pairs, alo, children, child_start, out, proof_state):
+           budget, order, proof, owners, cell_lines, cells, pairs, alo, children, chain, falsified_at, levels,
+           out, room, proof_state, gone):
     """Resumable DFS, at most ``budget`` nodes per call; ``stats`` = depth, nodes, outcome (0 running,
     1 solution in ``picks[:k]`` as (free row, free column) pairs, -1 exhausted: no solution).
 
-    At each level it branches on the open line, row or column, with the fewest candidate cells (a line
-    with none is a dead end, a line with one is forced), trying its cells in index order. ``line[d]`` is
-    the line chosen at level d (-1: not chosen yet) and ``remaining[d]`` the cells still to try there.
-
-    With ``proof``, every failed node writes its lemma to ``out`` (``_learn``), so an exhausted search
-    ends with the empty clause; the call also returns when ``out`` could not hold one more lemma
+    ``line[d]`` is the line chosen at level d (-1: not chosen yet) and ``remaining[d]`` the cells still to
+    try there. With ``proof``, failed levels write their lemmas to ``out`` (``_close``), so an exhausted
+    search ends with the empty clause; the call also returns when ``out`` could not hold one more lemma
     (``room`` bytes), for the caller to drain it. ``cells``, ``pairs`` and ``alo`` name the statement's
-    clauses (``nqcsp.bitboard.residual_proof``).
+    clauses (``nqcsp.bitboard.residual_proof``); ``gone`` is scratch of ``words`` words.
     """
     depth = stats[0]
     nodes = stats[1]
     n_cols = col_index.shape[0]
     spent = 0
     lines = 2 * k
-    room = 8 * (4 * k + 8) + 16 * words
     while spent < budget:
         if depth < 0:
             stats[2] = -1
@@ -254,7 +315,7 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
         if depth == k:
             stats[2] = 1
             break
-        if proof and (proof_state[0] + room > out.shape[0] or proof_state[3] != 0):
+        if proof and (proof_state[USED] + room > out.shape[0] or proof_state[ERROR] != 0):
             break
         chosen = line[depth]
         if chosen < 0:
@@ -269,30 +330,193 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
                         break
             if best_count == 0:
                 if proof:
-                    _learn(k, words, rows, cols, masks, picks, removed_by, depth, best, False, cells, pairs,
-                           alo, children, child_start, out, proof_state)
+                    gone[:] = masks[0, best]
+                    _open(k, gone, best, 0, depth, picks, owners, cell_lines, cells, pairs, alo, chain,
+                          falsified_at, levels, proof_state)
+                    _close(k, gone, best, depth, picks, owners, cell_lines, cells, pairs, alo, children,
+                           chain, falsified_at, levels, out, proof_state)
                 depth -= 1
                 continue
             chosen = best
             line[depth] = chosen
             remaining[depth] = masks[depth, chosen]
             if proof:
-                child_start[depth] = proof_state[2]
+                for w in range(words):
+                    gone[w] = masks[0, chosen, w] & ~masks[depth, chosen, w]
+                _open(k, gone, chosen, best_count, depth, picks, owners, cell_lines, cells, pairs, alo, chain,
+                      falsified_at, levels, proof_state)
             if order != 0:
                 _score(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, chosen,
                        order, score[depth])
         index = _next(words, remaining[depth], score[depth], order)
         if index < 0:
             if proof:
-                _learn(k, words, rows, cols, masks, picks, removed_by, depth, chosen, True, cells, pairs,
-                       alo, children, child_start, out, proof_state)
+                for w in range(words):
+                    gone[w] = masks[0, chosen, w] & ~masks[depth, chosen, w]
+                _close(k, gone, chosen, depth, picks, owners, cell_lines, cells, pairs, alo, children, chain,
+                       falsified_at, levels, out, proof_state)
             line[depth] = -1
             depth -= 1
             continue
         i, j = _cell(k, chosen, index)
         picks[depth, 0] = i
         picks[depth, 1] = j
-        _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j, removed_by)
+        _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j)
+        if proof:
+            _own(owners, cell_lines, depth, i, j)
+        nodes += 1
+        spent += 1
+        depth += 1
+        line[depth] = -1
+    stats[0] = depth
+    stats[1] = nodes
+
+
+# --- the narrow search (k <= 64) ------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True, inline="always")
+def _line_mask(k, row_masks, col_masks, level, line):
+    return row_masks[level, line] if line < k else col_masks[level, line - k]
+
+
+@njit(cache=True, nogil=True)
+def _place_narrow(row_masks, col_masks, open_rows, open_cols, attacks, depth, i, j):
+    """Level depth + 1 = level ``depth`` with a queen on (free row i, free column j)."""
+    level = depth + 1
+    row_masks[level] = row_masks[depth]
+    col_masks[level] = col_masks[depth]
+    row_bit = ONE << np.uint64(i)
+    col_bit = ONE << np.uint64(j)
+    rows_left = open_rows[depth] & ~row_bit
+    open_rows[level] = rows_left
+    open_cols[level] = open_cols[depth] & ~col_bit
+    word = row_masks[level, i]
+    while word != ZERO:
+        low = word & (~word + ONE)
+        word ^= low
+        col_masks[level, _index(low)] &= ~row_bit
+    row_masks[level, i] = ZERO
+    word = col_masks[level, j]
+    while word != ZERO:
+        low = word & (~word + ONE)
+        word ^= low
+        row_masks[level, _index(low)] &= ~col_bit
+    col_masks[level, j] = ZERO
+    while rows_left != ZERO:
+        low = rows_left & (~rows_left + ONE)
+        rows_left ^= low
+        other = _index(low)
+        taken = row_masks[level, other] & attacks[i, j, other]
+        if taken != ZERO:
+            row_masks[level, other] ^= taken
+            while taken != ZERO:
+                bit = taken & (~taken + ONE)
+                taken ^= bit
+                col_masks[level, _index(bit)] &= ~low
+
+
+@njit(cache=True, nogil=True)
+def _score_narrow(k, row_masks, col_masks, open_rows, attacks, depth, chosen, order, score):
+    """``_score`` on one-word lines: the crossing line's other cells plus the open cells on the two
+    diagonals, from ``attacks``."""
+    word = _line_mask(k, row_masks, col_masks, depth, chosen)
+    while word != ZERO:
+        low = word & (~word + ONE)
+        word ^= low
+        index = _index(low)
+        i, j = _cell(k, chosen, index)
+        crossing = col_masks[depth, j] if chosen < k else row_masks[depth, i]
+        removed = popcount(crossing) - 1
+        others = open_rows[depth] & ~(ONE << np.uint64(i))
+        while others != ZERO:
+            bit = others & (~others + ONE)
+            others ^= bit
+            other = _index(bit)
+            removed += popcount(row_masks[depth, other] & attacks[i, j, other])
+        score[index] = removed if order == 2 else -removed
+
+
+@njit(cache=True, nogil=True)
+def search_narrow(k, attacks, row_masks, col_masks, open_rows, open_cols, line, remaining, score, picks,
+                  stats, budget, order, proof, owners, cell_lines, cells, pairs, alo, children, chain,
+                  falsified_at, levels, out, room, proof_state, gone):
+    """``search`` on a residual of at most 64 free lines: the same tree, the same lemmas.
+
+    ``row_masks[d, i]`` / ``col_masks[d, j]``: the cells of free row i / column j open after d queens;
+    ``open_rows[d]`` / ``open_cols[d]``: the lines without a queen; ``attacks``: see the module.
+    """
+    depth = stats[0]
+    nodes = stats[1]
+    spent = 0
+    while spent < budget:
+        if depth < 0:
+            stats[2] = -1
+            break
+        if depth == k:
+            stats[2] = 1
+            break
+        if proof and (proof_state[USED] + room > out.shape[0] or proof_state[ERROR] != 0):
+            break
+        chosen = line[depth]
+        if chosen < 0:
+            best = -1
+            best_count = PLACED
+            word = open_rows[depth]
+            while word != ZERO:
+                low = word & (~word + ONE)
+                word ^= low
+                candidate = _index(low)
+                size = popcount(row_masks[depth, candidate])
+                if size < best_count:
+                    best, best_count = candidate, size
+                    if size <= 1:
+                        break
+            if best_count > 1:
+                word = open_cols[depth]
+                while word != ZERO:
+                    low = word & (~word + ONE)
+                    word ^= low
+                    candidate = _index(low)
+                    size = popcount(col_masks[depth, candidate])
+                    if size < best_count:
+                        best, best_count = k + candidate, size
+                        if size <= 1:
+                            break
+            if best_count == 0:
+                if proof:
+                    gone[0] = _line_mask(k, row_masks, col_masks, 0, best)
+                    _open(k, gone, best, 0, depth, picks, owners, cell_lines, cells, pairs, alo, chain,
+                          falsified_at, levels, proof_state)
+                    _close(k, gone, best, depth, picks, owners, cell_lines, cells, pairs, alo, children,
+                           chain, falsified_at, levels, out, proof_state)
+                depth -= 1
+                continue
+            chosen = best
+            line[depth] = chosen
+            remaining[depth, 0] = _line_mask(k, row_masks, col_masks, depth, chosen)
+            if proof:
+                gone[0] = _line_mask(k, row_masks, col_masks, 0, chosen) & ~remaining[depth, 0]
+                _open(k, gone, chosen, best_count, depth, picks, owners, cell_lines, cells, pairs, alo, chain,
+                      falsified_at, levels, proof_state)
+            if order != 0:
+                _score_narrow(k, row_masks, col_masks, open_rows, attacks, depth, chosen, order,
+                              score[depth])
+        index = _next(1, remaining[depth], score[depth], order)
+        if index < 0:
+            if proof:
+                gone[0] = _line_mask(k, row_masks, col_masks, 0, chosen) \
+                    & ~_line_mask(k, row_masks, col_masks, depth, chosen)
+                _close(k, gone, chosen, depth, picks, owners, cell_lines, cells, pairs, alo, children, chain,
+                       falsified_at, levels, out, proof_state)
+            line[depth] = -1
+            depth -= 1
+            continue
+        i, j = _cell(k, chosen, index)
+        picks[depth, 0] = i
+        picks[depth, 1] = j
+        _place_narrow(row_masks, col_masks, open_rows, open_cols, attacks, depth, i, j)
+        if proof:
+            _own(owners, cell_lines, depth, i, j)
         nodes += 1
         spent += 1
         depth += 1

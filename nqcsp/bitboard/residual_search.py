@@ -22,6 +22,7 @@ from nqcsp.residual import Residual
 CHUNK_S = 0.02
 _FIRST_CHUNK = 256
 VALUE_ORDER = 2
+NARROW = 64   # residuals up to this many free lines take the one-word kernel
 
 
 def words_for(free: int) -> int:
@@ -30,10 +31,13 @@ def words_for(free: int) -> int:
 
 def state_bytes(free: int, span: int) -> int:
     """Bytes of the search state for ``free`` free lines whose columns span ``span`` full-board columns:
-    per level, every line's mask and count; plus the column lookup and which level took each cell."""
+    per level, every line's mask and count; the column lookup; each cell's lines and the level owning
+    each line (for a proof); the narrow kernel's diagonal table and its temporaries (k^3 words each)."""
     words = words_for(free)
     levels = free + 1
-    return levels * (2 * free * (words + 1) + words + free + 1) * 8 + 4 * span + 16 * free + 4 * free * free
+    narrow = 48 * free ** 3 if free <= NARROW else 0
+    return levels * (2 * free * (words + 1) + words + free + 1) * 8 + 4 * span + 16 * free \
+        + 64 * free * free + narrow
 
 
 @dataclass(frozen=True)
@@ -58,9 +62,52 @@ def _pack(bits: np.ndarray, words: int) -> np.ndarray:
     return packed.view("<u8").astype(np.uint64)
 
 
+def _chain_size(free: int) -> int:
+    """Hints one lemma may gather: a cell's at-most-one clause once per cell, a line's at-least-one
+    clause per line, the children of every level."""
+    return 2 * free * free + 4 * free + 8
+
+
+def _children_size(free: int) -> int:
+    return free * (free + 1) + 2
+
+
+def lemma_bytes(free: int) -> int:
+    """The largest lemma: its decisions, its hints and the deletion of its children, 10 bytes a number."""
+    return 10 * (free + _chain_size(free) + _children_size(free) + 4)
+
+
 def proof_room(free: int) -> int:
-    """Bytes of the kernel's lemma buffer: room for many lemmas of ``free`` lines between two drains."""
-    return max(1 << 22, 64 * (8 * (4 * free + 8) + 16 * words_for(free)))
+    """Bytes of the kernel's lemma buffer: room for many lemmas between two drains."""
+    return max(1 << 22, 4 * lemma_bytes(free))
+
+
+def _attacks(rows: np.ndarray, cols: np.ndarray, col_index: np.ndarray, col_base: int) -> np.ndarray:
+    """``attacks[i, j, i']``: the free columns of row i' on the two diagonals through (i, j) (none in
+    row i itself), one uint64 per row; for the narrow kernel."""
+    distance = rows[None, None, :] - rows[:, None, None]
+    attacks = np.zeros((len(rows), len(cols), len(rows)), dtype=np.uint64)
+    for sign in (1, -1):
+        target = cols[None, :, None] - col_base + sign * distance
+        inside = (target >= 0) & (target < len(col_index))
+        index = np.where(inside, col_index[np.clip(target, 0, len(col_index) - 1)], -1)
+        hit = (index >= 0) & (distance != 0)
+        attacks |= np.where(hit, np.left_shift(np.uint64(1), np.maximum(index, 0).astype(np.uint64)),
+                            np.uint64(0))
+    return attacks
+
+
+def _cell_lines(rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, int]:
+    """Per cell (free row i, free column j): its row i, column j and the numbers of its diagonal r + c and
+    anti-diagonal r - c among the residual's; and how many numbers a line kind needs at most."""
+    k = len(rows)
+    lines = np.empty((k, k, 4), dtype=np.int64)
+    lines[:, :, 0] = np.arange(k)[:, None]
+    lines[:, :, 1] = np.arange(k)[None, :]
+    for relation, values in ((2, rows[:, None] + cols[None, :]), (3, rows[:, None] - cols[None, :])):
+        _, numbers = np.unique(values, return_inverse=True)
+        lines[:, :, relation] = numbers.reshape(k, k)
+    return lines, max(k, int(lines[:, :, 2:].max()) + 1)
 
 
 def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
@@ -82,38 +129,56 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
     k = residual.size
     if k == 0:
         return SearchOutcome(residual.lift(np.empty(0, dtype=np.int64)), False, 0, 0.0)
+    narrow = k <= NARROW
     words = words_for(k)
     rows = np.ascontiguousarray(residual.rows, dtype=np.int64)
     cols = np.ascontiguousarray(residual.cols, dtype=np.int64)
     col_base = int(cols[0])
     col_index = np.full(int(cols[-1]) - col_base + 1, -1, dtype=np.int32)
     col_index[cols - col_base] = np.arange(k, dtype=np.int32)
-    masks = np.zeros((k + 1, 2 * k, words), dtype=np.uint64)
-    counts = np.zeros((k + 1, 2 * k), dtype=np.int64)
     allowed = np.asarray(residual.allowed, dtype=bool)
-    masks[0, :k] = _pack(allowed, words)
-    masks[0, k:] = _pack(allowed.T, words)
-    counts[0, :k] = allowed.sum(axis=1)
-    counts[0, k:] = allowed.sum(axis=0)
     line = np.full(k + 1, -1, dtype=np.int64)
     remaining = np.zeros((k + 1, words), dtype=np.uint64)
     picks = np.zeros((k, 2), dtype=np.int64)
     score = np.zeros((k + 1, k), dtype=np.int64)
     stats = np.zeros(3, dtype=np.int64)   # depth, nodes, outcome
-    removed_by = np.zeros((k, k), dtype=np.int32)  # the level whose queen took each cell away
+    gone = np.zeros(words, dtype=np.uint64)
+    if narrow:
+        attacks = _attacks(rows, cols, col_index, col_base)
+        row_masks = np.zeros((k + 1, k), dtype=np.uint64)
+        col_masks = np.zeros((k + 1, k), dtype=np.uint64)
+        row_masks[0] = _pack(allowed, 1)[:, 0]
+        col_masks[0] = _pack(allowed.T, 1)[:, 0]
+        open_rows = np.zeros(k + 1, dtype=np.uint64)
+        open_cols = np.zeros(k + 1, dtype=np.uint64)
+        open_rows[0] = open_cols[0] = np.uint64((1 << k) - 1)
+    else:
+        masks = np.zeros((k + 1, 2 * k, words), dtype=np.uint64)
+        counts = np.zeros((k + 1, 2 * k), dtype=np.int64)
+        masks[0, :k] = _pack(allowed, words)
+        masks[0, k:] = _pack(allowed.T, words)
+        counts[0, :k] = allowed.sum(axis=1)
+        counts[0, k:] = allowed.sum(axis=0)
     proving = proof is not None and sink is not None
     if proof is not None and sink is not None:
         cells, pairs, alo = proof.cells, proof.pairs, proof.alo
-        children = np.zeros(k * (k + 1) + 2, dtype=np.int64)
-        child_start = np.zeros(k + 1, dtype=np.int64)
+        cell_lines, numbers = _cell_lines(rows, cols)
+        owners = np.full((4, numbers), -1, dtype=np.int64)
+        children = np.zeros(_children_size(k), dtype=np.int64)
+        chain = np.zeros((_chain_size(k), 2), dtype=np.int64)
+        falsified_at = np.full((k, k), -1, dtype=np.int64)
+        levels = np.zeros((k + 1, 4), dtype=np.int64)
         out = np.zeros(proof_room(k), dtype=np.uint8)
     else:
         cells = np.zeros((1, 1, 9), dtype=np.int64)
-        pairs = np.zeros((1, 2), dtype=np.int64)
-        alo = children = child_start = np.zeros(1, dtype=np.int64)
+        cell_lines = np.zeros((1, 1, 4), dtype=np.int64)
+        pairs = owners = np.zeros((1, 2), dtype=np.int64)
+        alo = children = np.zeros(1, dtype=np.int64)
+        chain = falsified_at = levels = np.zeros((1, 4), dtype=np.int64)
         out = np.zeros(1, dtype=np.uint8)
-    # bytes waiting in out, next lemma number, children on the stack, error
-    proof_state = np.array([0, proof.clauses + 1 if proof is not None else 0, 0, 0], dtype=np.int64)
+    # bytes waiting in out, next lemma number, lemmas on the children stack, error, hints on the chain
+    proof_state = np.array([0, proof.clauses + 1 if proof is not None else 0, 0, 0, 0], dtype=np.int64)
+    room = lemma_bytes(k)
     written = 0
     budget = _FIRST_CHUNK
     while stats[2] == 0:
@@ -121,9 +186,15 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
             return SearchOutcome(None, False, int(stats[1]), time.perf_counter() - started)
         chunk_started = time.perf_counter()
         nodes_before = int(stats[1])
-        kernels.search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score,
-                       picks, stats, budget, order, removed_by, proving, cells, pairs, alo, children,
-                       child_start, out, proof_state)
+        if narrow:
+            kernels.search_narrow(k, attacks, row_masks, col_masks, open_rows, open_cols, line, remaining,
+                                  score, picks, stats, budget, order, proving, owners, cell_lines, cells,
+                                  pairs, alo, children, chain, falsified_at, levels, out, room, proof_state,
+                                  gone)
+        else:
+            kernels.search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score,
+                           picks, stats, budget, order, proving, owners, cell_lines, cells, pairs, alo,
+                           children, chain, falsified_at, levels, out, room, proof_state, gone)
         if proving:
             if proof_state[3]:
                 raise RuntimeError("the proof kernel found a removed cell that no decision removed")
