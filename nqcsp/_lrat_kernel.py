@@ -126,23 +126,27 @@ def _compact(store, used, first, starts, lengths, alive, last):
 
 
 @njit(cache=True, nogil=True)
-def check(cnf, proof, binary, additions, outcome):
-    # --- the formula: 'p cnf V C', then C clauses of literals within 1..V ------------------------------
+def read_formula(cnf, extra, outcome):
+    """The formula: 'p cnf V C', then C clauses of literals within 1..V. (V, C, starts, lengths, alive,
+    store, used): a table of clause numbers with room for ``extra`` more, and the literals of the
+    clauses; ``outcome[0]`` is 0 or the code of what is wrong."""
+    fail = (0, 0, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.uint8),
+            np.zeros(1, dtype=np.int32), 0)
     pos = _skip(cnf, 0)
     if pos >= cnf.shape[0] or cnf[pos] != _PROBLEM:
         outcome[0] = 1
-        return
+        return fail
     pos += 1
     pos = _skip(cnf, pos)
     if pos + 3 > cnf.shape[0] or cnf[pos] != 99 or cnf[pos + 1] != 110 or cnf[pos + 2] != 102:  # "cnf"
         outcome[0] = 1
-        return
+        return fail
     status, num_vars, pos = _next(cnf, pos + 3, False)
     status2, num_clauses, pos = _next(cnf, pos, False)
     if status != 1 or status2 != 1 or num_vars < 0 or num_clauses < 0:
         outcome[0] = 1
-        return
-    table = num_clauses + additions + 1
+        return fail
+    table = num_clauses + extra + 1
     starts = np.zeros(table, dtype=np.int64)
     lengths = np.zeros(table, dtype=np.int32)
     alive = np.zeros(table, dtype=np.uint8)
@@ -156,11 +160,11 @@ def check(cnf, proof, binary, additions, outcome):
             break
         if status != 1:
             outcome[0] = 1
-            return
+            return fail
         if lit == 0:
             if clause > num_clauses:
                 outcome[0] = 2
-                return
+                return fail
             lengths[clause] = used - starts[clause]
             alive[clause] = 1
             clause += 1
@@ -169,23 +173,38 @@ def check(cnf, proof, binary, additions, outcome):
             continue
         if clause > num_clauses or abs(lit) > num_vars:
             outcome[0] = 2
-            return
+            return fail
         store = _grow(store, used)
         store[used] = lit
         used += 1
     if clause != num_clauses + 1:
         outcome[0] = 13
-        return
+        return fail
+    return num_vars, num_clauses, starts, lengths, alive, store, used
 
-    # --- the proof: additions checked along their hints, deletions ------------------------------------
-    value = np.zeros(num_vars + 1, dtype=np.int8)
-    trail = np.zeros(num_vars + 1, dtype=np.int64)
-    last_id = num_clauses
-    lemmas = 0
-    hints = 0
-    pos = 0
+
+# ``check_steps``' ``state``: literals stored, the last clause number, lemmas checked, hints followed, the
+# first byte not yet read.
+USED, LAST, LEMMAS, HINTS, POS = 0, 1, 2, 3, 4
+MORE = -1   # ``outcome[0]`` when the proof read so far ends inside a line or before the empty clause
+
+
+@njit(cache=True, nogil=True)
+def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, store, value, trail, state,
+                outcome):
+    """Check the additions and deletions of ``proof`` from ``state[POS]`` on; clause numbers must stay
+    below ``limit``. Returns the store of literals (compaction may replace it). Unless ``final``, a line
+    the data ends inside is left unread (nothing of it applied) and ``outcome[0]`` is ``MORE``, with
+    ``state[POS]`` at its start, for the caller to come back with more of the proof."""
+    used = state[USED]
+    last_id = state[LAST]
+    lemmas = state[LEMMAS]
+    hints = state[HINTS]
+    pos = state[POS]
     n = proof.shape[0]
+    outcome[0] = MORE
     while True:
+        line_start = pos
         deletion = False
         if binary:
             if pos >= n:
@@ -196,22 +215,25 @@ def check(cnf, proof, binary, additions, outcome):
                 deletion = True
             elif kind == _ADD:
                 status, clause, pos = _next(proof, pos, True)
+                if status == -3 and not final:
+                    pos = line_start
+                    break
                 if status != 1:
                     outcome[0], outcome[1] = 3, status
-                    return
+                    return store
                 if clause <= 0:
                     outcome[0], outcome[1] = 3, -2
-                    return
+                    return store
             else:
                 outcome[0], outcome[1] = 3, pos - 1
-                return
+                return store
         else:
             status, clause, pos = _next(proof, pos, False)
             if status == 0:
                 break
             if status != 1 or clause <= 0:
                 outcome[0], outcome[1] = 3, -2 if status >= 0 else status
-                return
+                return store
             mark = pos
             status, _, after = _next(proof, pos, False)
             if status == 2:
@@ -220,33 +242,46 @@ def check(cnf, proof, binary, additions, outcome):
             else:
                 pos = mark
         if deletion:
+            # Read to the line's end before deleting anything: a line cut short is left for later whole.
+            scan = pos
+            while True:
+                status, gone, scan = _next(proof, scan, binary)
+                if status != 1 or gone == 0:
+                    break
+            if status != 1 and not final and (status == -3 or (status == 0 and not binary)):
+                pos = line_start
+                break
             while True:
                 ok, gone, pos = _item(proof, pos, binary, outcome)
                 if not ok:
-                    return
+                    return store
                 if gone == 0:
                     break
-                if gone < 0 or gone >= table or alive[gone] == 0:
+                if gone < 0 or gone >= limit or alive[gone] == 0:
                     outcome[0], outcome[1] = 11, gone
-                    return
+                    return store
                 alive[gone] = 0
             continue
-        if clause <= last_id or clause >= table:
+        if clause <= last_id or clause >= limit:
             outcome[0], outcome[1] = 4, clause
-            return
+            return store
         first = used
         assigned = 0
         conflict = False
+        cut = False
         while True:
-            ok, lit, pos = _item(proof, pos, binary, outcome)
-            if not ok:
-                return
+            status, lit, pos = _next(proof, pos, binary)
+            if status != 1:
+                cut = status == -3 or (status == 0 and not binary)
+                if not (cut and not final):
+                    outcome[0], outcome[1] = 3, -3 if status == 0 else status
+                break
             if lit == 0:
                 break
             var = abs(lit)
             if var > num_vars:
                 outcome[0], outcome[1] = 5, clause
-                return
+                break
             if used >= store.shape[0]:
                 store, used, first = _compact(store, used, first, starts, lengths, alive, last_id)
             store[used] = lit
@@ -258,20 +293,23 @@ def check(cnf, proof, binary, additions, outcome):
                 assigned += 1
             elif value[var] != false_value:
                 conflict = True  # the clause holds a literal and its negation: a tautology
-        while True:
-            ok, hint, pos = _item(proof, pos, binary, outcome)
-            if not ok:
-                return
+        while outcome[0] == MORE and not cut:
+            status, hint, pos = _next(proof, pos, binary)
+            if status != 1:
+                cut = status == -3 or (status == 0 and not binary)
+                if not (cut and not final):
+                    outcome[0], outcome[1] = 3, -3 if status == 0 else status
+                break
             if hint == 0:
                 break
             if hint < 0:
                 outcome[0], outcome[1] = 10, clause
-                return
+                break
             if conflict:
                 continue
-            if hint >= table or alive[hint] == 0 or hint >= clause:
+            if hint >= limit or alive[hint] == 0 or hint >= clause:
                 outcome[0], outcome[1] = 6, clause
-                return
+                break
             hints += 1
             open_count = 0
             open_lit = 0
@@ -283,7 +321,9 @@ def check(cnf, proof, binary, additions, outcome):
                     open_lit = other
                 elif (current > 0) == (other > 0):
                     outcome[0], outcome[1] = 7, clause
-                    return
+                    break
+            if outcome[0] != MORE:
+                break
             if open_count == 0:
                 conflict = True
             elif open_count == 1:
@@ -293,19 +333,28 @@ def check(cnf, proof, binary, additions, outcome):
                 assigned += 1
             else:
                 outcome[0], outcome[1] = 8, clause
-                return
+                break
         for at in range(assigned):
             value[trail[at]] = 0
+        if outcome[0] != MORE:
+            return store
+        if cut:
+            used = first
+            pos = line_start
+            break
         if not conflict:
             outcome[0], outcome[1] = 9, clause
-            return
+            return store
         starts[clause] = first
         lengths[clause] = used - first
         alive[clause] = 1
         last_id = clause
         lemmas += 1
-        outcome[2], outcome[3] = lemmas, hints
+        state[USED], state[LAST], state[LEMMAS], state[HINTS], state[POS] = used, last_id, lemmas, hints, pos
         if used == first:
             outcome[0] = 0
-            return
-    outcome[0] = 12
+            return store
+    state[USED], state[LAST], state[LEMMAS], state[HINTS], state[POS] = used, last_id, lemmas, hints, pos
+    if final:
+        outcome[0] = 12
+    return store

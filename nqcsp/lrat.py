@@ -78,7 +78,7 @@ def is_binary(proof: bytes) -> bool:
 def estimated_seconds(cnf_bytes: int, proof_bytes: int) -> float:
     """The check's time from the sizes, the kernel's loading included when this process has not yet."""
     kernel = loaded("nqcsp._lrat_kernel")
-    loading = 0.0 if kernel is not None and kernel.check.signatures else KERNEL_LOAD_S
+    loading = 0.0 if kernel is not None and kernel.check_steps.signatures else KERNEL_LOAD_S
     return loading + SECONDS_PER_CNF_BYTE * cnf_bytes + SECONDS_PER_PROOF_BYTE * proof_bytes
 
 
@@ -92,29 +92,122 @@ def _as_array(data: bytes | bytearray | memoryview | str) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8)
 
 
+class LratStream:
+    """A check fed the proof in pieces, as its producer writes it (``feed``, then ``finish``): memory
+    bounded by the table of clause numbers and the live clauses, never the whole proof. A piece may end
+    anywhere: a line cut short waits for the next piece. Clause numbers must stay below the formula's
+    clauses plus the proof's lines read so far (an upper bound from the bytes: one line per 'a' byte in
+    binary, per newline in text)."""
+
+    def __init__(self, cnf: bytes | str) -> None:
+        self._kernel = load("nqcsp._lrat_kernel")  # under the lazy-import lock: threads may check at once
+        self.cnf = cnf.encode("ascii", errors="replace") if isinstance(cnf, str) else bytes(cnf)
+        self.verdict: LratVerdict | None = None
+        self.proof_bytes = 0
+        self.seconds = 0.0
+        self._binary: bool | None = None
+        self._tail = np.zeros(0, dtype=np.uint8)
+        self._outcome = np.zeros(2, dtype=np.int64)
+        started = time.perf_counter()
+        (self._vars, clauses, self._starts, self._lengths, self._alive, self._store,
+         used) = self._kernel.read_formula(_as_array(self.cnf), _TABLE_ROOM, self._outcome)
+        self._limit = clauses + 1
+        self._state = np.array([used, clauses, 0, 0, 0], dtype=np.int64)
+        self._value = np.zeros(self._vars + 1, dtype=np.int8)
+        self._trail = np.zeros(self._vars + 1, dtype=np.int64)
+        self.seconds += time.perf_counter() - started
+        if self._outcome[0]:
+            self._decide()
+
+    def feed(self, piece: bytes | bytearray | memoryview) -> bool:
+        """Check the proof's next bytes; False once it is decided (the rest need not come)."""
+        if self.verdict is not None:
+            return False
+        steps = _as_array(piece)
+        self.proof_bytes += len(steps)
+        if not len(steps):
+            return True
+        if self._binary is None:
+            self._binary = is_binary(bytes(steps[:1])) if not len(self._tail) else self._binary
+        marker = ord("a") if self._binary else ord("\n")
+        self._limit += sum(int(np.count_nonzero(steps[at:at + _COUNT_SLICE] == marker))
+                           for at in range(0, len(steps), _COUNT_SLICE))
+        if len(self._tail):
+            steps = np.concatenate((self._tail, steps))
+        if not self._binary:
+            # Text is read in whole lines: a number cut at the end of a piece would read as a smaller one.
+            whole = len(steps) - int(np.argmax(steps[::-1] == ord("\n"))) if ord("\n") in steps else 0
+            steps, self._tail = steps[:whole], steps[whole:].copy()
+        self._run(steps, final=False)
+        return self.verdict is None
+
+    def finish(self) -> LratVerdict:
+        """The verdict: accepted only when the proof so far derived the empty clause."""
+        if self.verdict is None:
+            tail, self._tail = self._tail, np.zeros(0, dtype=np.uint8)
+            self._run(tail, final=True)
+        assert self.verdict is not None
+        return self.verdict
+
+    def _run(self, steps: np.ndarray, final: bool) -> None:
+        started = time.perf_counter()
+        if self._limit > len(self._starts):
+            size = max(self._limit, 2 * len(self._starts))
+            self._starts = _resized(self._starts, size)
+            self._lengths = _resized(self._lengths, size)
+            self._alive = _resized(self._alive, size)
+        self._state[4] = 0
+        self._store = self._kernel.check_steps(
+            steps, bool(self._binary), final, self._limit, self._vars, self._starts, self._lengths,
+            self._alive, self._store, self._value, self._trail, self._state, self._outcome)
+        if self._outcome[0] == self._kernel.MORE and not final:
+            if self._binary:
+                self._tail = steps[int(self._state[4]):].copy()
+        else:
+            self._decide()
+        self.seconds += time.perf_counter() - started
+
+    def _decide(self) -> None:
+        code, detail = int(self._outcome[0]), int(self._outcome[1])
+        stats = {"checker": CHECKER, "format": "binary" if self._binary in (True, None) else "text",
+                 "lemmas": int(self._state[2]), "hints": int(self._state[3]),
+                 "proof_bytes": self.proof_bytes, "check_s": self.seconds}
+        if code == _OK:
+            self.verdict = LratVerdict(True, "the proof derives the empty clause", stats)
+        else:
+            detail_text = _DETAILS.get(detail, f"at byte {detail}") if code == 3 else str(detail)
+            self.verdict = LratVerdict(False, _REASONS[code].format(detail=detail_text), stats)
+        # Decided: the tables go (a certificate keeps this object, and certificates travel by pickle).
+        self._starts = self._lengths = self._alive = self._store = self._value = self._trail = self._tail = \
+            np.zeros(0, dtype=np.uint8)
+
+    def __repr__(self) -> str:
+        state = "undecided" if self.verdict is None else self.verdict.reason
+        return f"LratStream({self.proof_bytes} proof bytes: {state})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "_kernel"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._kernel = load("nqcsp._lrat_kernel")
+
+
+def _resized(array: np.ndarray, size: int) -> np.ndarray:
+    bigger = np.zeros(size, dtype=array.dtype)
+    bigger[:len(array)] = array
+    return bigger
+
+
+# Room in the table of clause numbers beyond the formula's, before the proof says how many it adds.
+_TABLE_ROOM = 1 << 16
+
+
 def check_lrat(cnf: bytes | str, proof: bytes | bytearray | memoryview) -> LratVerdict:
     """Whether ``proof`` (text or binary LRAT) refutes the DIMACS ``cnf``; never raises on bad input."""
-    kernel = load("nqcsp._lrat_kernel")  # under the lazy-import lock: threads may check at once
-
-    started = time.perf_counter()
-    formula = _as_array(cnf)
-    steps = _as_array(proof)
-    binary = is_binary(bytes(steps[:1]))
-    # Upper bound on the clauses the proof can add: one a line (text) or one per 'a' byte (binary),
-    # counted in slices: a comparison of the whole proof at once would hold a byte per proof byte.
-    marker = ord("a") if binary else ord("\n")
-    additions = 1 + sum(int(np.count_nonzero(steps[at:at + _COUNT_SLICE] == marker))
-                        for at in range(0, len(steps), _COUNT_SLICE))
-    outcome = np.zeros(4, dtype=np.int64)  # code, detail, added clauses, hints followed
-    kernel.check(formula, steps, binary, additions, outcome)
-    code, detail = int(outcome[0]), int(outcome[1])
-    stats = {"checker": CHECKER, "format": "binary" if binary else "text", "lemmas": int(outcome[2]),
-             "hints": int(outcome[3]), "proof_bytes": len(steps), "check_s": time.perf_counter() - started}
-    if code == _OK:
-        return LratVerdict(True, "the proof derives the empty clause", stats)
-    detail_text = _DETAILS.get(detail, f"at byte {detail}") if code == 3 else str(detail)
-    return LratVerdict(False, _REASONS[code].format(detail=detail_text), stats)
+    stream = LratStream(cnf)
+    stream.feed(proof)
+    return stream.finish()
 
 
 _DETAILS = {-1: "a number does not fit", -2: "an unexpected character", -3: "a line ends early"}
-

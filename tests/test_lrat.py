@@ -319,3 +319,26 @@ def test_deleted_lemmas_make_room_for_new_ones():
     unit_hints = " ".join(str(clause) for clause in range(5, 1005))
     assert check_lrat(cnf, f"{proof}4005 0 {unit_hints} 4004 2 4 0\n".encode()).ok
     assert not check_lrat(cnf, f"{proof}4005 0 {unit_hints} 4003 2 4 0\n".encode()).ok  # deleted
+
+
+def test_a_proof_fed_in_pieces_cut_anywhere_gets_the_whole_proofs_verdict(proofs):
+    # The streamed check (how backtrack's proofs are checked while the search writes them) must not
+    # depend on where the pieces end: inside a number, a hint list or a deletion, in both formats.
+    from nqcsp.lrat import LratStream
+
+    rng = random.Random(3)
+    for problem, cnf, proof in proofs[::4]:
+        steps = decode(proof)
+        forms = [encode(steps), text(steps)]
+        forms += [encode(bad) for bad in tampered(steps, rng).values()]
+        for form in forms:
+            whole = check_lrat(cnf, form)
+            stream = LratStream(cnf)
+            at = 0
+            while at < len(form):
+                size = rng.choice([1, 2, 3, 7, 50, len(form)])
+                stream.feed(form[at:at + size])
+                at += size
+            verdict = stream.finish()
+            assert verdict.ok == whole.ok, (problem, verdict.reason, whole.reason)
+            assert not verdict.ok or verdict.stats["lemmas"] == whole.stats["lemmas"]
