@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nqcsp._jit import njit
+from nqcsp._jit import njit, njit_unrefcounted
 
 _SPACE, _TAB, _NEWLINE, _RETURN = 32, 9, 10, 13
 _COMMENT, _PROBLEM, _DELETE, _ADD, _MINUS, _ZERO, _NINE = 99, 112, 100, 97, 45, 48, 57
@@ -100,29 +100,23 @@ def _grow(store, used):
     return bigger
 
 
-@njit(cache=True, nogil=True)
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _compact(store, used, first, starts, lengths, alive, last):
     """Room for more literals: the live clauses (numbers up to ``last``) and the clause being read
-    (``store[first:used]``) moved to the front, the deleted ones' literals dropped, in a store at least
-    four times what stays; (store, used, first). Proofs that delete what they no longer need (a search
-    tree's proof deletes each node's children) are so checked in memory bounded by what is live."""
-    live = used - first
-    for clause in range(1, last + 1):
-        if alive[clause]:
-            live += lengths[clause]
-    size = max(store.shape[0], 4 * live + (1 << 20))
-    fresh = np.empty(size, dtype=store.dtype) if size > store.shape[0] else store
+    (``store[first:used]``) moved to the front, the deleted ones' literals dropped; (used, first). Proofs
+    that delete what they no longer need (a search tree's proof deletes each node's children) are so
+    checked in memory bounded by what is live."""
     at = 0
     for clause in range(1, last + 1):
         if alive[clause]:
             start = starts[clause]
             starts[clause] = at
             for offset in range(lengths[clause]):  # forwards: a clause only ever moves down
-                fresh[at + offset] = store[start + offset]
+                store[at + offset] = store[start + offset]
             at += lengths[clause]
     for offset in range(used - first):
-        fresh[at + offset] = store[first + offset]
-    return fresh, at + used - first, at
+        store[at + offset] = store[first + offset]
+    return at + used - first, at
 
 
 @njit(cache=True, nogil=True)
@@ -187,15 +181,17 @@ def read_formula(cnf, extra, outcome):
 # first byte not yet read.
 USED, LAST, LEMMAS, HINTS, POS = 0, 1, 2, 3, 4
 MORE = -1   # ``outcome[0]`` when the proof read so far ends inside a line or before the empty clause
+GROW = -2   # ``outcome[0]`` when the live literals fill over half the store: a bigger one, then go on
 
 
-@njit(cache=True, nogil=True)
+# It allocates nothing (the caller grows the store), so it runs without reference counting.
+@njit_unrefcounted(cache=True, nogil=True)
 def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, store, value, trail, state,
                 outcome):
     """Check the additions and deletions of ``proof`` from ``state[POS]`` on; clause numbers must stay
-    below ``limit``. Returns the store of literals (compaction may replace it). Unless ``final``, a line
-    the data ends inside is left unread (nothing of it applied) and ``outcome[0]`` is ``MORE``, with
-    ``state[POS]`` at its start, for the caller to come back with more of the proof."""
+    below ``limit``. Unless ``final``, a line the data ends inside is left unread (nothing of it applied)
+    and ``outcome[0]`` is ``MORE``, with ``state[POS]`` at its start, for the caller to come back with
+    more of the proof; ``GROW`` likewise when the store of literals is over half full once compacted."""
     used = state[USED]
     last_id = state[LAST]
     lemmas = state[LEMMAS]
@@ -220,20 +216,20 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
                     break
                 if status != 1:
                     outcome[0], outcome[1] = 3, status
-                    return store
+                    return
                 if clause <= 0:
                     outcome[0], outcome[1] = 3, -2
-                    return store
+                    return
             else:
                 outcome[0], outcome[1] = 3, pos - 1
-                return store
+                return
         else:
             status, clause, pos = _next(proof, pos, False)
             if status == 0:
                 break
             if status != 1 or clause <= 0:
                 outcome[0], outcome[1] = 3, -2 if status >= 0 else status
-                return store
+                return
             mark = pos
             status, _, after = _next(proof, pos, False)
             if status == 2:
@@ -254,17 +250,17 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
             while True:
                 ok, gone, pos = _item(proof, pos, binary, outcome)
                 if not ok:
-                    return store
+                    return
                 if gone == 0:
                     break
                 if gone < 0 or gone >= limit or alive[gone] == 0:
                     outcome[0], outcome[1] = 11, gone
-                    return store
+                    return
                 alive[gone] = 0
             continue
         if clause <= last_id or clause >= limit:
             outcome[0], outcome[1] = 4, clause
-            return store
+            return
         first = used
         assigned = 0
         conflict = False
@@ -283,7 +279,11 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
                 outcome[0], outcome[1] = 5, clause
                 break
             if used >= store.shape[0]:
-                store, used, first = _compact(store, used, first, starts, lengths, alive, last_id)
+                used, first = _compact(store, used, first, starts, lengths, alive, last_id)
+                if 2 * used > store.shape[0]:
+                    outcome[0] = GROW
+                    cut = True
+                    break
             store[used] = lit
             used += 1
             false_value = -1 if lit > 0 else 1
@@ -336,15 +336,15 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
                 break
         for at in range(assigned):
             value[trail[at]] = 0
-        if outcome[0] != MORE:
-            return store
         if cut:
             used = first
             pos = line_start
             break
+        if outcome[0] != MORE:
+            return
         if not conflict:
             outcome[0], outcome[1] = 9, clause
-            return store
+            return
         starts[clause] = first
         lengths[clause] = used - first
         alive[clause] = 1
@@ -353,8 +353,7 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
         state[USED], state[LAST], state[LEMMAS], state[HINTS], state[POS] = used, last_id, lemmas, hints, pos
         if used == first:
             outcome[0] = 0
-            return store
+            return
     state[USED], state[LAST], state[LEMMAS], state[HINTS], state[POS] = used, last_id, lemmas, hints, pos
-    if final:
+    if final and outcome[0] == MORE:
         outcome[0] = 12
-    return store

@@ -24,14 +24,20 @@ from __future__ import annotations
 
 import json
 import pathlib
+import queue
+import tempfile
+import threading
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nqcsp.limits import Limits, OutOfTime
 from nqcsp.problem import Cell, Problem, find_attack
-from nqcsp.result import Certificate, evidence_json
+from nqcsp.result import Certificate, ProofFile, evidence_json
 from nqcsp.solvers.base import CHECK_S
+
+if TYPE_CHECKING:
+    from nqcsp.lrat import LratStream, LratVerdict
 
 ATTACK_CHECKER = "attack-check"
 # The empty-line check walks the line in plain Python: about 0.3 us a cell, with margin.
@@ -102,18 +108,27 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
 
 def _recheck_lrat(problem: Problem, certificate: Certificate, limits: Limits) -> tuple[tuple[str, ...], str]:
     """Check an ``lrat`` certificate against the problem's own statement: the checker's name, or () and
-    why it is unchecked. OutOfTime/OutOfMemory("check") with the figures when the check cannot fit."""
+    why it is unchecked. A proof that ``ConcurrentLratCheck`` checked while it was written counts once its
+    stream's statement is the reference one; any other is checked here, after OutOfTime/OutOfMemory
+    ("check") with the figures when the check cannot fit."""
     from nqcsp import lrat
     from nqcsp.cnf import REFERENCE_BYTES_PER_CLAUSE, REFERENCE_SECONDS_PER_CLAUSE, reference_size
     from nqcsp.limits import format_bytes
     from nqcsp.residual import residual_within
     from nqcsp.statement import reference_cnf
 
-    cnf, proof = certificate.details.get("cnf"), certificate.details.get("proof")
-    if not isinstance(cnf, bytes) or not isinstance(proof, (bytes, bytearray)):
-        return (), "the certificate does not hold its CNF and proof as bytes"
     if problem.attack is not None:
         return (), "the mandatory queens attack each other: an LRAT proof has no reference statement"
+    stream = certificate.details.get(STREAMED)
+    if isinstance(stream, lrat.LratStream) and stream.verdict is not None:
+        if reference_cnf(problem).dimacs() != stream.cnf:
+            return (), f"the streamed check's CNF is not the reference statement of {problem}"
+        if not stream.verdict.ok:
+            return (), f"the LRAT proof was rejected as it was written: {stream.verdict.reason}"
+        return (lrat.CHECKER,), ""
+    cnf, proof = certificate.details.get("cnf"), certificate.details.get("proof")
+    if not isinstance(cnf, bytes) or not isinstance(proof, (bytes, bytearray, ProofFile)):
+        return (), "the certificate does not hold its CNF and proof as bytes"
     _, clauses = reference_size(residual_within(problem, limits, "check"))
     size = f"{format_bytes(len(proof))} LRAT proof"
     limits.need_memory("check", REFERENCE_BYTES_PER_CLAUSE * clauses
@@ -124,10 +139,102 @@ def _recheck_lrat(problem: Problem, certificate: Certificate, limits: Limits) ->
         raise OutOfTime("check", f"the {size}'s check needs ~{seconds:.2g} s, {remaining:.2g} s left")
     if reference_cnf(problem).dimacs() != cnf:
         return (), f"the certificate's CNF is not the reference statement of {problem}"
-    verdict = lrat.check_lrat(cnf, proof)
+    verdict = lrat.check_lrat(cnf, proof.view() if isinstance(proof, ProofFile) else proof)
     if not verdict.ok:
         return (), f"the LRAT proof was rejected: {verdict.reason}"
     return (lrat.CHECKER,), ""
+
+
+# The details key of a ``ConcurrentLratCheck``'s stream, once it has decided.
+STREAMED = "checked_as_written"
+# A proof up to this size stays in memory with its certificate; a bigger one goes to a temporary file.
+KEEP_PROOF_BYTES = 64 << 20
+# Pieces the producer may write ahead of the checker (4 MB each from backtrack) before it waits.
+_PIECES_AHEAD = 8
+_WAIT_S = 0.05
+
+
+class ConcurrentLratCheck:
+    """An LRAT proof checked by ``nqcsp.lrat`` on a second thread while its producer writes it: ``write``
+    each piece (the producer's sink), then ``close``. The check's time hides behind the search's on a
+    second core, and its memory is the checker's live clauses, not the proof. The pieces are also kept,
+    as the certificate's evidence: in memory up to ``KEEP_PROOF_BYTES``, beyond that in an anonymous
+    temporary file (``ProofFile``), up to ``keep`` bytes (past that the evidence goes, the check goes on)."""
+
+    def __init__(self, cnf: bytes, limits: Limits, keep: int) -> None:
+        from nqcsp import lrat
+
+        self.stream: LratStream = lrat.LratStream(cnf)
+        self.size = 0
+        self.kept: bool = True
+        self._keep = keep
+        self._limits = limits
+        self._spool: Any = tempfile.SpooledTemporaryFile(max_size=KEEP_PROOF_BYTES)  # noqa: SIM115 - lives on as evidence
+        self._pieces: queue.Queue[bytes | None] = queue.Queue(maxsize=_PIECES_AHEAD)
+        self._abandoned = False
+        self._thread = threading.Thread(target=self._check, name="nqcsp-lrat-check", daemon=True)
+        self._thread.start()
+
+    def _check(self) -> None:
+        while (piece := self._pieces.get()) is not None:
+            if not self._abandoned:
+                self.stream.feed(piece)
+
+    def write(self, piece: memoryview) -> bool:
+        """Queue ``piece`` for the checker (waiting while it is ``_PIECES_AHEAD`` behind); False, the proof
+        given up, when the deadline comes while waiting or the evidence cannot be written."""
+        data = bytes(piece)
+        self.size += len(data)
+        if self.kept:
+            try:
+                self._spool.write(data)
+            except OSError:
+                self.kept = False
+            if self.size > self._keep or not self.kept:
+                self.kept = False
+                self._spool.close()
+        while True:
+            try:
+                self._pieces.put(data, timeout=_WAIT_S)
+                return True
+            except queue.Full:
+                if self._limits.expired():
+                    self.abandon()
+                    return False
+
+    def abandon(self) -> None:
+        """Stop checking (a solution was found, or the deadline came): the thread drains and ends."""
+        self._abandoned = True
+        self._spool.close()
+        self._finish_queue()
+
+    def _finish_queue(self) -> None:
+        while True:
+            try:
+                self._pieces.put(None, timeout=_WAIT_S)
+                return
+            except queue.Full:
+                continue
+
+    def close(self) -> LratVerdict | None:
+        """The verdict once the checker has read every piece; None when the deadline comes first."""
+        self._finish_queue()
+        while self._thread.is_alive():
+            self._thread.join(_WAIT_S)
+            if self._thread.is_alive() and self._limits.expired():
+                self._abandoned = True
+                return None
+        return self.stream.finish()
+
+    def proof(self) -> bytes | ProofFile | None:
+        """The proof written, from memory or from its temporary file; None when it was not kept."""
+        if not self.kept:
+            return None
+        if self.size <= KEEP_PROOF_BYTES:
+            self._spool.seek(0)
+            return bytes(self._spool.read())
+        self._spool.flush()
+        return ProofFile(self._spool, self.size)
 
 
 # --- evidence a user can keep ----------------------------------------------------------------------------
@@ -136,15 +243,17 @@ STATEMENT_FILE = "statement.cnf"
 PROOF_FILES = {"drat": "proof.drat", "lrat": "proof.lrat"}
 
 
-def _evidence(kind: str, details: dict[str, Any]) -> dict[str, bytes]:
+def _evidence(kind: str, details: dict[str, Any]) -> dict[str, bytes | ProofFile]:
     """The byte evidence of a certificate of ``kind`` by file name, looking inside an agreement's claims
     when it has none itself."""
-    found = {}
+    found: dict[str, bytes | ProofFile] = {}
     for key, name in (("cnf", STATEMENT_FILE), ("proof", PROOF_FILES.get(kind, "proof.drat"))):
         value = details.get(key)
         if isinstance(value, str):
             value = value.encode("ascii")
-        if isinstance(value, (bytes, bytearray)) and value:
+        if isinstance(value, ProofFile) and len(value):
+            found[name] = value
+        elif isinstance(value, (bytes, bytearray)) and value:
             found[name] = bytes(value)
     claims = details.get("claims")
     for claim in claims if isinstance(claims, list) and not found else []:
@@ -164,7 +273,7 @@ def write_certificate(certificate: Certificate, directory: str | pathlib.Path) -
     evidence = _evidence(certificate.kind, certificate.details)
     for name, data in evidence.items():
         path = folder / name
-        path.write_bytes(data)
+        path.write_bytes(data.view() if isinstance(data, ProofFile) else data)
         written.append(path)
     path = folder / "certificate.json"
     document = certificate.to_json()

@@ -19,6 +19,7 @@ Clause numbers must increase along the proof and stay below the formula's clause
 
 from __future__ import annotations
 
+import mmap
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,7 +87,7 @@ def estimated_bytes(cnf_bytes: int, proof_bytes: int) -> int:
     return BYTES_PER_CNF_BYTE * cnf_bytes + BYTES_PER_PROOF_BYTE * proof_bytes + STORE_BYTES
 
 
-def _as_array(data: bytes | bytearray | memoryview | str) -> np.ndarray:
+def _as_array(data: bytes | bytearray | memoryview | mmap.mmap | str) -> np.ndarray:
     if isinstance(data, str):
         data = data.encode("ascii", errors="replace")
     return np.frombuffer(data, dtype=np.uint8)
@@ -119,7 +120,7 @@ class LratStream:
         if self._outcome[0]:
             self._decide()
 
-    def feed(self, piece: bytes | bytearray | memoryview) -> bool:
+    def feed(self, piece: bytes | bytearray | memoryview | mmap.mmap) -> bool:
         """Check the proof's next bytes; False once it is decided (the rest need not come)."""
         if self.verdict is not None:
             return False
@@ -157,9 +158,16 @@ class LratStream:
             self._lengths = _resized(self._lengths, size)
             self._alive = _resized(self._alive, size)
         self._state[4] = 0
-        self._store = self._kernel.check_steps(
-            steps, bool(self._binary), final, self._limit, self._vars, self._starts, self._lengths,
-            self._alive, self._store, self._value, self._trail, self._state, self._outcome)
+        while True:
+            self._kernel.check_steps(
+                steps, bool(self._binary), final, self._limit, self._vars, self._starts, self._lengths,
+                self._alive, self._store, self._value, self._trail, self._state, self._outcome)
+            if self._outcome[0] != self._kernel.GROW:
+                break
+            used = int(self._state[0])
+            bigger = np.empty(max(2 * len(self._store), 4 * used + (1 << 20)), dtype=self._store.dtype)
+            bigger[:used] = self._store[:used]
+            self._store = bigger
         if self._outcome[0] == self._kernel.MORE and not final:
             if self._binary:
                 self._tail = steps[int(self._state[4]):].copy()
@@ -203,7 +211,7 @@ def _resized(array: np.ndarray, size: int) -> np.ndarray:
 _TABLE_ROOM = 1 << 16
 
 
-def check_lrat(cnf: bytes | str, proof: bytes | bytearray | memoryview) -> LratVerdict:
+def check_lrat(cnf: bytes | str, proof: bytes | bytearray | memoryview | mmap.mmap) -> LratVerdict:
     """Whether ``proof`` (text or binary LRAT) refutes the DIMACS ``cnf``; never raises on bad input."""
     stream = LratStream(cnf)
     stream.feed(proof)

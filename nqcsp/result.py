@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import mmap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -72,12 +73,37 @@ class Certificate:
                 "details": evidence_json(self.details)}
 
 
+class ProofFile:
+    """A proof too big to keep in memory, spilled to an anonymous temporary file (gone with this object):
+    its bytes on demand, as a read-only map. Between processes it travels as bytes."""
+
+    def __init__(self, file: IO[bytes], size: int) -> None:
+        self._file = file
+        self._size = size
+
+    def __len__(self) -> int:
+        return self._size
+
+    def view(self) -> mmap.mmap | bytes:
+        return mmap.mmap(self._file.fileno(), self._size, access=mmap.ACCESS_READ) if self._size else b""
+
+    def __bytes__(self) -> bytes:
+        return bytes(self.view())
+
+    def __reduce__(self) -> tuple[type[bytes], tuple[bytes]]:
+        return bytes, (bytes(self),)
+
+    def __repr__(self) -> str:
+        return f"ProofFile({format_bytes(self._size)})"
+
+
 def evidence_json(value: Any) -> Any:
     """JSON for certificate details: byte strings become their size and sha256 (the bytes themselves
     stay in the ``Certificate`` and in the files of ``nqcsp.certify.write_certificate``); nested values
     are kept."""
-    if isinstance(value, (bytes, bytearray)):
-        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
+    if isinstance(value, (bytes, bytearray, ProofFile)):
+        data = value.view() if isinstance(value, ProofFile) else value
+        return {"bytes": len(value), "sha256": hashlib.sha256(data).hexdigest()}
     if isinstance(value, dict):
         return {str(key): evidence_json(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

@@ -289,10 +289,13 @@ def test_proof_dir_writes_the_lrat_pair_and_check_proof_accepts_only_it(tmp_path
 
 def test_a_check_that_cannot_fit_leaves_a_claim_naming_the_figures(monkeypatch):
     import nqcsp
-    from nqcsp import lrat
+    from nqcsp import certify, lrat
 
     problem = Problem(8, [(0, 0), (1, 2)])
-    monkeypatch.setattr(lrat, "SECONDS_PER_PROOF_BYTE", 1.0)  # every proof now "needs" minutes to check
+    # The check run while the search wrote the proof did not catch up before the deadline, and every
+    # proof now "needs" minutes to check again.
+    monkeypatch.setattr(certify.ConcurrentLratCheck, "close", lambda self: None)
+    monkeypatch.setattr(lrat, "SECONDS_PER_PROOF_BYTE", 1.0)
     claim = nqcsp.solve(problem, solver="backtrack", time_limit=5)
     assert claim.status is Status.UNSAT and not claim.certificate.checked
     reason = claim.certificate.details["unchecked"]
@@ -342,3 +345,35 @@ def test_a_proof_fed_in_pieces_cut_anywhere_gets_the_whole_proofs_verdict(proofs
             verdict = stream.finish()
             assert verdict.ok == whole.ok, (problem, verdict.reason, whole.reason)
             assert not verdict.ok or verdict.stats["lemmas"] == whole.stats["lemmas"]
+
+
+def test_a_proof_is_checked_as_it_is_written_and_kept_as_evidence(monkeypatch, tmp_path):
+    # backtrack's proof goes to the checker's thread piece by piece; past KEEP_PROOF_BYTES the evidence
+    # waits in a temporary file, which --proof-dir writes out and which travels between processes as bytes.
+    import pickle
+
+    from nqcsp import certify
+    from nqcsp.lrat import LratStream
+
+    problem = Problem(8, [(0, 0), (1, 2)])
+    monkeypatch.setattr(certify, "KEEP_PROOF_BYTES", 64)
+    result = BacktrackSolver().solve(problem, limits=Limits.unlimited())
+    details = result.certificate.details
+    assert isinstance(details[certify.STREAMED], LratStream) and details[certify.STREAMED].verdict.ok
+    proof = details["proof"]
+    assert isinstance(proof, certify.ProofFile) and len(proof) > 64
+    assert check_lrat(details["cnf"], bytes(proof)).ok   # the same bytes, checked again from scratch
+    checked = certify.recheck(problem, result.certificate, Limits.unlimited())
+    assert checked.checked_by == ("nqcsp-lrat",)
+    certify.write_certificate(checked, tmp_path)
+    assert (tmp_path / "proof.lrat").read_bytes() == bytes(proof)
+    travelled = pickle.loads(pickle.dumps(result))
+    assert travelled.certificate.details["proof"] == bytes(proof)
+
+    # A proof that reaches the checker damaged (its second half cut off) is rejected as it is written.
+    original = certify.ConcurrentLratCheck.write
+    monkeypatch.setattr(certify.ConcurrentLratCheck, "write",
+                        lambda self, piece: original(self, piece[:len(piece) // 2]))
+    damaged = BacktrackSolver().solve(problem, limits=Limits.unlimited())
+    again = certify.recheck(problem, damaged.certificate, Limits.unlimited())
+    assert not again.checked and "rejected as it was written" in again.details["unchecked"]

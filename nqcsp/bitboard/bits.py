@@ -8,10 +8,8 @@ residual search does several per node.
 from __future__ import annotations
 
 from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
-import nqcsp._jit  # noqa: F401 - numba loads the one way every kernel module loads it
+from nqcsp._jit import intrinsic, types
 
 
 @intrinsic

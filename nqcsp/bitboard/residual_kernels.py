@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from nqcsp._jit import njit
+from nqcsp._jit import njit_unrefcounted
 from nqcsp.bitboard.bits import lowest_bit_index, popcount
 
+# Every kernel here allocates nothing, so all are compiled without reference counting (``njit_unrefcounted``).
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
 SIX = np.uint64(6)
@@ -32,13 +33,13 @@ LOW6 = np.uint64(63)
 PLACED = 1 << 30   # the count of a line that holds its queen: never the most constrained
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _index(low):
     """The position of the single set bit of ``low``, as a signed int (int + uint64 would be a float)."""
     return lowest_bit_index(low)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _cell(k, line, index):
     """The cell (free row, free column) at ``index`` of ``line`` (a free row below k, else a column)."""
     if line < k:
@@ -46,7 +47,7 @@ def _cell(k, line, index):
     return index, line - k
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _clear(masks, counts, level, line, bit):
     """Remove cell ``bit`` from ``line`` at ``level`` if it is there; True when it was."""
     word = np.uint64(bit) >> SIX
@@ -58,12 +59,16 @@ def _clear(masks, counts, level, line, bit):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j):
     """Level depth + 1 = level ``depth`` with a queen on (free row i, free column j)."""
     level = depth + 1
-    masks[level] = masks[depth]
-    counts[level] = counts[depth]
+    # Copies by element: a whole-row slice would make an array view, whose reference counting (atomic)
+    # cost more than the copy itself at every node.
+    for line in range(2 * k):
+        counts[level, line] = counts[depth, line]
+        for w in range(words):
+            masks[level, line, w] = masks[depth, line, w]
     # Every other cell of row i leaves its column, every other cell of column j leaves its row.
     for w in range(words):
         word = masks[level, i, w]
@@ -95,7 +100,7 @@ def _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, dep
                     _clear(masks, counts, level, k + jj, other)
 
 
-@njit(cache=True, nogil=True)
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _score(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, chosen, order, score):
     """Per candidate cell of line ``chosen``: the open cells a queen there would remove (its crossing
     line and the diagonals), negated for ``order`` 1 so that the smallest score is tried first."""
@@ -119,33 +124,34 @@ def _score(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, dep
                         if jj >= 0 and masks[depth, other, np.uint64(jj) >> SIX] \
                                 & (ONE << (np.uint64(jj) & LOW6)) != ZERO:
                             removed += 1
-            score[index] = removed if order == 2 else -removed
+            score[depth, index] = removed if order == 2 else -removed
 
 
-@njit(cache=True, nogil=True)
-def _next(words, remaining, score, order):
-    """Take the next candidate out of ``remaining``: the lowest index (``order`` 0) or the lowest score."""
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
+def _next(words, remaining, score, depth, order):
+    """Take level ``depth``'s next candidate out of ``remaining``: the lowest index (``order`` 0) or the
+    lowest score."""
     best = -1
     best_score = 0
     for w in range(words):
-        word = remaining[w]
+        word = remaining[depth, w]
         while word != ZERO:
             low = word & (~word + ONE)
             word ^= low
             index = w * 64 + _index(low)
             if order == 0:
-                remaining[w] ^= low
+                remaining[depth, w] ^= low
                 return index
-            if best < 0 or score[index] < best_score:
-                best, best_score = index, score[index]
+            if best < 0 or score[depth, index] < best_score:
+                best, best_score = index, score[depth, index]
     if best >= 0:
-        remaining[np.uint64(best) >> SIX] ^= ONE << (np.uint64(best) & LOW6)
+        remaining[depth, np.uint64(best) >> SIX] ^= ONE << (np.uint64(best) & LOW6)
     return best
 
 
 # --- the proof ------------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _put(out, at, value):
     """``value`` (>= 0) in base 128, little-endian, high bit on every byte but the last; the next position."""
     while value >= 128:
@@ -156,14 +162,14 @@ def _put(out, at, value):
     return at + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _own(owners, cell_lines, depth, i, j):
     """The queen of level ``depth`` on (free row i, free column j) now stands on its four lines."""
     for relation in range(4):
         owners[relation, cell_lines[i, j, relation]] = depth
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _killer(owners, cell_lines, picks, depth, i, j):
     """(level, relation) of a queen on the current path that attacks (free row i, free column j): relation
     0 the same row, 1 column, 2 r + c, 3 r - c; (-1, -1) when none does (a bug: the proof stops).
@@ -177,7 +183,7 @@ def _killer(owners, cell_lines, picks, depth, i, j):
     return -1, -1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _at_most_one(cells, pairs, ai, aj, bi, bj, relation):
     """The number of the statement's clause (-a, -b) of cells a and b on their common line ``relation``."""
     line = cells[bi, bj, 1 + relation]
@@ -197,7 +203,7 @@ CHILDREN, CHAIN, SCOPE, FORCED = 0, 1, 2, 3
 USED, LEMMA, TOP, ERROR, HINTS = 0, 1, 2, 3, 4
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _hint(chain, proof_state, clause, cell):
     top = proof_state[HINTS]
     chain[top, 0] = clause
@@ -205,7 +211,7 @@ def _hint(chain, proof_state, clause, cell):
     proof_state[HINTS] = top + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _falsify(k, gone, line, depth, scope, picks, owners, cell_lines, cells, pairs, chain, falsified_at,
              proof_state):
     """Hint, for each cell of ``gone`` (cells of ``line`` that decisions took away), the statement's
@@ -229,7 +235,7 @@ def _falsify(k, gone, line, depth, scope, picks, owners, cell_lines, cells, pair
                   i * k + j)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _open(k, gone, line, count, depth, picks, owners, cell_lines, cells, pairs, alo, chain, falsified_at,
           levels, proof_state):
     """Level ``depth`` branches on ``line`` (``count`` cells left, ``gone`` the others). A forced line
@@ -247,7 +253,7 @@ def _open(k, gone, line, count, depth, picks, owners, cell_lines, cells, pairs, 
         _hint(chain, proof_state, alo[line], -1)
 
 
-@njit(cache=True, nogil=True)
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _close(k, gone, line, depth, picks, owners, cell_lines, cells, pairs, alo, children, chain,
            falsified_at, levels, out, proof_state):
     """Level ``depth`` failed: its ``line`` has no cell left (``gone``: those decisions took away; a
@@ -290,7 +296,7 @@ def _close(k, gone, line, depth, picks, owners, cell_lines, cells, pairs, alo, c
 
 # --- the wide search ------------------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True)
+@njit_unrefcounted(cache=True, nogil=True)
 def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score, picks, stats,
            budget, order, proof, owners, cell_lines, cells, pairs, alo, children, chain, falsified_at, levels,
            out, room, proof_state, gone):
@@ -321,16 +327,16 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
         if chosen < 0:
             best = -1
             best_count = PLACED
-            level_counts = counts[depth]
             for candidate in range(lines):
-                size = level_counts[candidate]
+                size = counts[depth, candidate]
                 if size < best_count:
                     best, best_count = candidate, size
                     if size <= 1:
                         break
             if best_count == 0:
                 if proof:
-                    gone[:] = masks[0, best]
+                    for w in range(words):
+                        gone[w] = masks[0, best, w]
                     _open(k, gone, best, 0, depth, picks, owners, cell_lines, cells, pairs, alo, chain,
                           falsified_at, levels, proof_state)
                     _close(k, gone, best, depth, picks, owners, cell_lines, cells, pairs, alo, children,
@@ -339,7 +345,8 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
                 continue
             chosen = best
             line[depth] = chosen
-            remaining[depth] = masks[depth, chosen]
+            for w in range(words):
+                remaining[depth, w] = masks[depth, chosen, w]
             if proof:
                 for w in range(words):
                     gone[w] = masks[0, chosen, w] & ~masks[depth, chosen, w]
@@ -347,8 +354,8 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
                       falsified_at, levels, proof_state)
             if order != 0:
                 _score(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, chosen,
-                       order, score[depth])
-        index = _next(words, remaining[depth], score[depth], order)
+                       order, score)
+        index = _next(words, remaining, score, depth, order)
         if index < 0:
             if proof:
                 for w in range(words):
@@ -374,17 +381,18 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
 
 # --- the narrow search (k <= 64) ------------------------------------------------------------------------
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _line_mask(k, row_masks, col_masks, level, line):
     return row_masks[level, line] if line < k else col_masks[level, line - k]
 
 
-@njit(cache=True, nogil=True)
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _place_narrow(row_masks, col_masks, open_rows, open_cols, attacks, depth, i, j):
     """Level depth + 1 = level ``depth`` with a queen on (free row i, free column j)."""
     level = depth + 1
-    row_masks[level] = row_masks[depth]
-    col_masks[level] = col_masks[depth]
+    for line in range(row_masks.shape[1]):
+        row_masks[level, line] = row_masks[depth, line]
+        col_masks[level, line] = col_masks[depth, line]
     row_bit = ONE << np.uint64(i)
     col_bit = ONE << np.uint64(j)
     rows_left = open_rows[depth] & ~row_bit
@@ -415,7 +423,7 @@ def _place_narrow(row_masks, col_masks, open_rows, open_cols, attacks, depth, i,
                 col_masks[level, _index(bit)] &= ~low
 
 
-@njit(cache=True, nogil=True)
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _score_narrow(k, row_masks, col_masks, open_rows, attacks, depth, chosen, order, score):
     """``_score`` on one-word lines: the crossing line's other cells plus the open cells on the two
     diagonals, from ``attacks``."""
@@ -433,10 +441,10 @@ def _score_narrow(k, row_masks, col_masks, open_rows, attacks, depth, chosen, or
             others ^= bit
             other = _index(bit)
             removed += popcount(row_masks[depth, other] & attacks[i, j, other])
-        score[index] = removed if order == 2 else -removed
+        score[depth, index] = removed if order == 2 else -removed
 
 
-@njit(cache=True, nogil=True)
+@njit_unrefcounted(cache=True, nogil=True)
 def search_narrow(k, attacks, row_masks, col_masks, open_rows, open_cols, line, remaining, score, picks,
                   stats, budget, order, proof, owners, cell_lines, cells, pairs, alo, children, chain,
                   falsified_at, levels, out, room, proof_state, gone):
@@ -500,8 +508,8 @@ def search_narrow(k, attacks, row_masks, col_masks, open_rows, open_cols, line, 
                       falsified_at, levels, proof_state)
             if order != 0:
                 _score_narrow(k, row_masks, col_masks, open_rows, attacks, depth, chosen, order,
-                              score[depth])
-        index = _next(1, remaining[depth], score[depth], order)
+                              score)
+        index = _next(1, remaining, score, depth, order)
         if index < 0:
             if proof:
                 gone[0] = _line_mask(k, row_masks, col_masks, 0, chosen) \

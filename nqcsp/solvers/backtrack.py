@@ -7,13 +7,16 @@ checking ends a branch as soon as a free line has none left. It runs in chunks o
 is kept.
 
 An exhausted tree is an UNSAT answer. With ``proof`` (the default) the search writes its own refutation
-of the reference statement (``nqcsp.statement``) as it goes: every failed node is the clause "not all of
-this node's decisions", implied by unit propagation from the statement's binary clauses, its children's
-clauses and one at-least-one clause, and written with those as LRAT hints; the root's clause is the empty
-clause. Nothing else prunes the search (no symmetry breaking), so nothing needs more justification. The
-certificate is ``lrat`` (statement and binary LRAT proof), checked in linear time by ``nqcsp.lrat``. A
-statement too large to build, or a proof that outgrows its share of the memory budget, leaves an
-``exhaustive`` claim, which only a second complete backend can confirm.
+of the reference statement (``nqcsp.statement``) as it goes: a failed node is the clause "not all of this
+node's decisions", implied by unit propagation from the statement's binary clauses, its children's
+clauses and one at-least-one clause, and written with those as LRAT hints; a node whose line was forced
+(one cell left) writes no clause, its hints join its parent's; the root's clause is the empty clause.
+Nothing else prunes the search (no symmetry breaking), so nothing needs more justification. The
+certificate is ``lrat`` (statement and binary LRAT proof), checked in linear time by ``nqcsp.lrat`` on a
+second thread while the search writes it (``nqcsp.certify.ConcurrentLratCheck``): on two cores the check
+costs little more than the search, and the proof is never held in memory for it. A statement too large
+to build, or a check still behind when the deadline comes, leaves an ``exhaustive`` claim, which only a
+second complete backend can confirm.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 from nqcsp.bitboard.residual_proof import ProofTables
 from nqcsp.bitboard.residual_search import first_solution, proof_room, state_bytes
-from nqcsp.certify import attack_certificate
+from nqcsp.certify import STREAMED, ConcurrentLratCheck, attack_certificate
 from nqcsp.limits import Limits, format_bytes, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.residual import Residual, residual_within
@@ -34,24 +37,6 @@ from nqcsp.statement import Statement
 # The statement is built in plain Python (REFERENCE_SECONDS_PER_CLAUSE, REFERENCE_BYTES_PER_CLAUSE of
 # nqcsp.cnf); above this many clauses a proof of it is not attempted (about 2 s and 600 MB to build).
 PROOF_MAX_CLAUSES = 1_000_000
-
-
-class _ProofBuffer:
-    """The proof as the kernel drains it, in one growing buffer (no copy when it is done: a 170 MB proof
-    is kept once, not twice), up to ``limit`` bytes; past that the proof is dropped (``write`` answers
-    False and the search goes on without it)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.data = bytearray()
-        self.dropped = False
-
-    def write(self, chunk: memoryview) -> bool:
-        if len(self.data) + len(chunk) > self.limit:
-            self.data, self.dropped = bytearray(), True
-            return False
-        self.data += chunk
-        return True
 
 
 def _proof_plan(residual: Residual, limits: Limits) -> tuple[tuple[Statement, ProofTables] | None, str]:
@@ -97,30 +82,44 @@ class BacktrackSolver:
         limits.need_memory("search", state_bytes(free, span),
                            f"the search state of {free} free lines ({format_bytes(state_bytes(free, span))})")
         plan, no_proof = _proof_plan(residual, limits) if proof and free else (None, "not asked for")
-        # The proof and then its check (about a byte of tables per proof byte) must fit the budget.
-        buffer = _ProofBuffer(limits.memory // 4)
-        outcome = first_solution(residual, limits, proof=plan[1] if plan else None,
-                                 sink=buffer.write if plan else None)
+        # Evidence kept up to a quarter of the memory budget (in a temporary file past KEEP_PROOF_BYTES).
+        check = ConcurrentLratCheck(plan[0].dimacs(), limits, limits.memory // 4) if plan else None
+        try:
+            outcome = first_solution(residual, limits, proof=plan[1] if plan else None,
+                                     sink=check.write if check else None)
+        except BaseException:
+            if check is not None:
+                check.abandon()
+            raise
         stats: dict[str, Any] = {NODES: outcome.nodes, "free": free, SEARCH_S: outcome.search_s,
                                  SOLVE_S: clock.elapsed()}
-        if outcome.solution is not None:
-            return Result(problem, Status.SAT, self.name, columns=columns_array(outcome.solution, problem.n),
-                          stats=stats)
-        if not outcome.exhausted:
+        if outcome.solution is not None or not outcome.exhausted:
+            if check is not None:
+                check.abandon()
+            if outcome.solution is not None:
+                return Result(problem, Status.SAT, self.name,
+                              columns=columns_array(outcome.solution, problem.n), stats=stats)
             stats.update({REASON: time_limit_reason("search", limits.time_limit), STAGE: "search"})
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
-        if plan is not None and not buffer.dropped:
-            certificate = Certificate("lrat", (), {
+        if plan is not None and check is not None and outcome.proof_bytes:
+            verdict = check.close()
+            stats[SOLVE_S] = clock.elapsed()
+            details: dict[str, Any] = {
                 "search": "backtrack",
                 "cnf": plan[0].dimacs(),
-                "proof": buffer.data,
+                "proof": check.proof(),
                 "format": "binary",
                 "nodes": outcome.nodes,
-                "lemmas": outcome.nodes + 1,
-            })
-            return Result(problem, Status.UNSAT, self.name, certificate=certificate, stats=stats)
-        if buffer.dropped:
-            no_proof = f"the proof outgrew {format_bytes(buffer.limit)}, its share of the memory budget"
+            }
+            if not check.kept:
+                details["proof_not_kept"] = f"the {format_bytes(check.size)} proof was checked as it was " \
+                                            f"written, and not kept past a quarter of the memory budget"
+            if verdict is not None:
+                details[STREAMED] = check.stream
+            return Result(problem, Status.UNSAT, self.name, certificate=Certificate("lrat", (), details),
+                          stats=stats)
+        if plan is not None:
+            no_proof = "the proof was given up: the deadline came while its check was behind"
         certificate = Certificate("exhaustive", (), {
             "no_proof": no_proof,
             "search": "backtrack",
