@@ -40,6 +40,14 @@ def _index(low):
 
 
 @njit_unrefcounted(cache=True, nogil=True, inline="always")
+def _line_key(size, initial):
+    """The order in which lines are branched on: fewest cells left; among lines with none or one left
+    (a dead end, a forced cell), the one with fewest cells at the start, whose proof names fewest
+    clauses (one for each cell gone); other ties go to the first line."""
+    return size * 4096 + (initial if size <= 1 else 0)
+
+
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _cell(k, line, index):
     """The cell (free row, free column) at ``index`` of ``line`` (a free row below k, else a column)."""
     if line < k:
@@ -327,11 +335,13 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
         if chosen < 0:
             best = -1
             best_count = PLACED
+            best_key = _line_key(PLACED, 0)
             for candidate in range(lines):
                 size = counts[depth, candidate]
-                if size < best_count:
-                    best, best_count = candidate, size
-                    if size <= 1:
+                key = _line_key(size, counts[0, candidate])
+                if key < best_key:
+                    best, best_count, best_key = candidate, size, key
+                    if size == 0:
                         break
             if best_count == 0:
                 if proof:
@@ -469,26 +479,29 @@ def search_narrow(k, attacks, row_masks, col_masks, open_rows, open_cols, line, 
         if chosen < 0:
             best = -1
             best_count = PLACED
+            best_key = _line_key(PLACED, 0)
             word = open_rows[depth]
             while word != ZERO:
                 low = word & (~word + ONE)
                 word ^= low
                 candidate = _index(low)
                 size = popcount(row_masks[depth, candidate])
-                if size < best_count:
-                    best, best_count = candidate, size
-                    if size <= 1:
+                key = _line_key(size, popcount(row_masks[0, candidate]) if size <= 1 else 0)
+                if key < best_key:
+                    best, best_count, best_key = candidate, size, key
+                    if size == 0:
                         break
-            if best_count > 1:
+            if best_count > 0:
                 word = open_cols[depth]
                 while word != ZERO:
                     low = word & (~word + ONE)
                     word ^= low
                     candidate = _index(low)
                     size = popcount(col_masks[depth, candidate])
-                    if size < best_count:
-                        best, best_count = k + candidate, size
-                        if size <= 1:
+                    key = _line_key(size, popcount(col_masks[0, candidate]) if size <= 1 else 0)
+                    if key < best_key:
+                        best, best_count, best_key = k + candidate, size, key
+                        if size == 0:
                             break
             if best_count == 0:
                 if proof:
