@@ -34,6 +34,8 @@ import tarfile
 import time
 
 from nqcsp import Problem, random_completion, solve
+from nqcsp.certify import STREAMED
+from nqcsp.result import ProofFile
 
 CONVERT = """
 import ast, sys
@@ -91,10 +93,15 @@ def measure(name: str, n: int, queens: list, time_limit: float) -> dict:
            "auto_s": round(auto_s, 4), "auto_cpu": round(auto_cpu, 4)}
     if result.certificate is not None:
         details = result.certificate.details
-        proof = details.get("proof")
+        streamed = details.get(STREAMED)
+        if streamed is not None:   # checked on a second thread while the search wrote it
+            proof_bytes, check_s = streamed.proof_bytes, streamed.seconds
+        else:
+            proof = details.get("proof")
+            proof_bytes = len(proof) if isinstance(proof, (bytes, ProofFile)) else 0
+            check_s = float(details.get("check_s", 0.0))
         row.update(certificate=result.certificate.kind, checked=result.certificate.checked,
-                   proof_bytes=len(proof) if isinstance(proof, bytes) else 0,
-                   check_s=round(float(details.get("check_s", 0.0)), 4))
+                   proof_bytes=proof_bytes, check_s=round(check_s, 4))
         if result.certificate.checked:
             row["ratio"] = round(auto_s / (3 * decide_s + 0.2), 3)
             row["cpu_ratio"] = round(auto_cpu / (3 * decide_cpu + 0.2), 3)

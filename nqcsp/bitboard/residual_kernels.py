@@ -171,22 +171,29 @@ def _put(out, at, value):
 
 
 @njit_unrefcounted(cache=True, nogil=True, inline="always")
-def _own(owners, cell_lines, depth, i, j):
-    """The queen of level ``depth`` on (free row i, free column j) now stands on its four lines."""
+def _own(owners, cell_lines, level, i, j):
+    """The queen on (free row i, free column j) stands on its four lines as level ``level``'s pick, or
+    (``level`` -1) has left them."""
     for relation in range(4):
-        owners[relation, cell_lines[i, j, relation]] = depth
+        owners[relation, cell_lines[i, j, relation]] = level
 
 
 @njit_unrefcounted(cache=True, nogil=True, inline="always")
-def _killer(owners, cell_lines, picks, depth, i, j):
-    """(level, relation) of a queen on the current path that attacks (free row i, free column j): relation
-    0 the same row, 1 column, 2 r + c, 3 r - c; (-1, -1) when none does (a bug: the proof stops).
-    ``owners[relation, line]`` is the level that last put a queen on that line; it still does when that
-    level's pick (still on the path) lies on the line, since a line holds one queen of a path at most."""
+def _leave(owners, cell_lines, picks, depth):
+    """Level ``depth``'s pick, if it has one, is about to be replaced: it leaves its lines."""
+    if picks[depth, 0] >= 0:
+        _own(owners, cell_lines, -1, picks[depth, 0], picks[depth, 1])
+        picks[depth, 0] = -1
+
+
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
+def _killer(owners, cell_lines, i, j):
+    """(level, relation) of the queen on the current path that attacks (free row i, free column j):
+    relation 0 the same row, 1 column, 2 r + c, 3 r - c; (-1, -1) when none does (a bug: the proof
+    stops). ``owners`` holds exactly the current path's picks: a line holds one of them at most."""
     for relation in range(4):
-        line = cell_lines[i, j, relation]
-        t = owners[relation, line]
-        if 0 <= t < depth and cell_lines[picks[t, 0], picks[t, 1], relation] == line:
+        t = owners[relation, cell_lines[i, j, relation]]
+        if t >= 0:
             return t, relation
     return -1, -1
 
@@ -234,7 +241,7 @@ def _falsify(k, gone, line, depth, scope, picks, owners, cell_lines, cells, pair
             at = falsified_at[i, j]
             if scope <= at < proof_state[HINTS] and chain[at, 1] == i * k + j:
                 continue
-            t, relation = _killer(owners, cell_lines, picks, depth, i, j)
+            t, relation = _killer(owners, cell_lines, i, j)
             if t < 0:
                 proof_state[ERROR] = 1
                 return
@@ -355,6 +362,7 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
                 continue
             chosen = best
             line[depth] = chosen
+            picks[depth, 0] = -1
             for w in range(words):
                 remaining[depth, w] = masks[depth, chosen, w]
             if proof:
@@ -365,6 +373,8 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
             if order != 0:
                 _score(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, chosen,
                        order, score)
+        if proof:
+            _leave(owners, cell_lines, picks, depth)
         index = _next(words, remaining, score, depth, order)
         if index < 0:
             if proof:
@@ -514,6 +524,7 @@ def search_narrow(k, attacks, row_masks, col_masks, open_rows, open_cols, line, 
                 continue
             chosen = best
             line[depth] = chosen
+            picks[depth, 0] = -1
             remaining[depth, 0] = _line_mask(k, row_masks, col_masks, depth, chosen)
             if proof:
                 gone[0] = _line_mask(k, row_masks, col_masks, 0, chosen) & ~remaining[depth, 0]
@@ -522,6 +533,8 @@ def search_narrow(k, attacks, row_masks, col_masks, open_rows, open_cols, line, 
             if order != 0:
                 _score_narrow(k, row_masks, col_masks, open_rows, attacks, depth, chosen, order,
                               score)
+        if proof:
+            _leave(owners, cell_lines, picks, depth)
         index = _next(1, remaining, score, depth, order)
         if index < 0:
             if proof:
