@@ -147,42 +147,52 @@ def _recheck_lrat(problem: Problem, certificate: Certificate, limits: Limits) ->
 
 # The details key of a ``ConcurrentLratCheck``'s stream, once it has decided.
 STREAMED = "checked_as_written"
-# A proof up to this size stays in memory with its certificate; a bigger one goes to a temporary file.
-KEEP_PROOF_BYTES = 64 << 20
 # Pieces the producer may write ahead of the checker (4 MB each from backtrack) before it waits.
-_PIECES_AHEAD = 8
+PIECES_AHEAD = 8
 _WAIT_S = 0.05
 
 
 class ConcurrentLratCheck:
     """An LRAT proof checked by ``nqcsp.lrat`` on a second thread while its producer writes it: ``write``
     each piece (the producer's sink), then ``close``. The check's time hides behind the search's on a
-    second core, and its memory is the checker's live clauses, not the proof. The pieces are also kept,
-    as the certificate's evidence: in memory up to ``KEEP_PROOF_BYTES``, beyond that in an anonymous
-    temporary file (``ProofFile``), up to ``keep`` bytes (past that the evidence goes, the check goes on)."""
+    second core (the checker's kernel even loads there), and its memory is the checker's live clauses,
+    not the proof. The pieces are also kept, as the certificate's evidence: in memory up to
+    ``in_memory`` bytes, beyond that in an anonymous temporary file (``ProofFile``), up to ``keep``
+    bytes (past that the evidence goes, the check goes on)."""
 
-    def __init__(self, cnf: bytes, limits: Limits, keep: int) -> None:
-        from nqcsp import lrat
-
-        self.stream: LratStream = lrat.LratStream(cnf)
+    def __init__(self, cnf: bytes, limits: Limits, in_memory: int, keep: int) -> None:
+        self.stream: LratStream | None = None
         self.size = 0
         self.kept: bool = True
+        self.failure = ""
+        self._cnf = cnf
+        self._in_memory = in_memory
         self._keep = keep
         self._limits = limits
-        self._spool: Any = tempfile.SpooledTemporaryFile(max_size=KEEP_PROOF_BYTES)  # noqa: SIM115 - lives on as evidence
-        self._pieces: queue.Queue[bytes | None] = queue.Queue(maxsize=_PIECES_AHEAD)
+        self._spool: Any = tempfile.SpooledTemporaryFile(max_size=in_memory)  # noqa: SIM115 - the evidence
+        self._pieces: queue.Queue[bytes | None] = queue.Queue(maxsize=PIECES_AHEAD)
         self._abandoned = False
         self._thread = threading.Thread(target=self._check, name="nqcsp-lrat-check", daemon=True)
         self._thread.start()
 
     def _check(self) -> None:
+        try:
+            from nqcsp import lrat
+
+            self.stream = lrat.LratStream(self._cnf)
+        except Exception as exc:  # the check is lost, never the search: it drains on
+            self.failure, self._abandoned = f"the checker could not start: {exc!r}", True
         while (piece := self._pieces.get()) is not None:
-            if not self._abandoned:
+            if self._abandoned or self.stream is None:
+                continue
+            try:
                 self.stream.feed(piece)
+            except Exception as exc:  # memory for its tables, say
+                self.failure, self._abandoned = f"the check failed: {exc!r}", True
 
     def write(self, piece: memoryview) -> bool:
-        """Queue ``piece`` for the checker (waiting while it is ``_PIECES_AHEAD`` behind); False, the proof
-        given up, when the deadline comes while waiting or the evidence cannot be written."""
+        """Queue ``piece`` for the checker (waiting while it is ``PIECES_AHEAD`` behind); False, the proof
+        given up, when the deadline comes while waiting."""
         data = bytes(piece)
         self.size += len(data)
         if self.kept:
@@ -217,20 +227,23 @@ class ConcurrentLratCheck:
                 continue
 
     def close(self) -> LratVerdict | None:
-        """The verdict once the checker has read every piece; None when the deadline comes first."""
+        """The verdict once the checker has read every piece; None when the deadline comes first or the
+        check failed (``failure`` says how)."""
         self._finish_queue()
         while self._thread.is_alive():
             self._thread.join(_WAIT_S)
             if self._thread.is_alive() and self._limits.expired():
                 self._abandoned = True
                 return None
+        if self.failure or self.stream is None:
+            return None
         return self.stream.finish()
 
     def proof(self) -> bytes | ProofFile | None:
         """The proof written, from memory or from its temporary file; None when it was not kept."""
         if not self.kept:
             return None
-        if self.size <= KEEP_PROOF_BYTES:
+        if self.size <= self._in_memory:
             self._spool.seek(0)
             return bytes(self._spool.read())
         self._spool.flush()

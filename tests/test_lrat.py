@@ -354,9 +354,10 @@ def test_a_proof_is_checked_as_it_is_written_and_kept_as_evidence(monkeypatch, t
 
     from nqcsp import certify
     from nqcsp.lrat import LratStream
+    from nqcsp.solvers import backtrack
 
     problem = Problem(8, [(0, 0), (1, 2)])
-    monkeypatch.setattr(certify, "KEEP_PROOF_BYTES", 64)
+    monkeypatch.setattr(backtrack, "KEEP_PROOF_BYTES", 64)
     result = BacktrackSolver().solve(problem, limits=Limits.unlimited())
     details = result.certificate.details
     assert isinstance(details[certify.STREAMED], LratStream) and details[certify.STREAMED].verdict.ok

@@ -25,7 +25,7 @@ from typing import Any
 
 from nqcsp.bitboard.residual_proof import ProofTables
 from nqcsp.bitboard.residual_search import first_solution, proof_room, state_bytes
-from nqcsp.certify import STREAMED, ConcurrentLratCheck, attack_certificate
+from nqcsp.certify import PIECES_AHEAD, STREAMED, ConcurrentLratCheck, attack_certificate
 from nqcsp.limits import Limits, format_bytes, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.residual import Residual, residual_within
@@ -37,6 +37,7 @@ from nqcsp.statement import Statement
 # The statement is built in plain Python (REFERENCE_SECONDS_PER_CLAUSE, REFERENCE_BYTES_PER_CLAUSE of
 # nqcsp.cnf); above this many clauses a proof of it is not attempted (about 2 s and 600 MB to build).
 PROOF_MAX_CLAUSES = 1_000_000
+KEEP_PROOF_BYTES = 64 << 20
 
 
 def _proof_plan(residual: Residual, limits: Limits) -> tuple[tuple[Statement, ProofTables] | None, str]:
@@ -46,7 +47,10 @@ def _proof_plan(residual: Residual, limits: Limits) -> tuple[tuple[Statement, Pr
     _, clauses = reference_size(residual)
     if clauses > PROOF_MAX_CLAUSES:
         return None, f"the reference statement has {clauses} clauses, above {PROOF_MAX_CLAUSES} for a proof"
-    if REFERENCE_BYTES_PER_CLAUSE * clauses + proof_room(residual.size) > limits.memory // 4:
+    # The statement, the kernel's buffer and the pieces queued for the checker (the proof kept in memory
+    # is a sixteenth of the budget at most).
+    if REFERENCE_BYTES_PER_CLAUSE * clauses + (1 + PIECES_AHEAD) * proof_room(residual.size) \
+            > limits.memory // 4:
         return None, f"the reference statement ({clauses} clauses) needs over a quarter of the memory"
     remaining = limits.remaining()
     if remaining is not None and REFERENCE_SECONDS_PER_CLAUSE * clauses > remaining / 4:
@@ -82,8 +86,10 @@ class BacktrackSolver:
         limits.need_memory("search", state_bytes(free, span),
                            f"the search state of {free} free lines ({format_bytes(state_bytes(free, span))})")
         plan, no_proof = _proof_plan(residual, limits) if proof and free else (None, "not asked for")
-        # Evidence kept up to a quarter of the memory budget (in a temporary file past KEEP_PROOF_BYTES).
-        check = ConcurrentLratCheck(plan[0].dimacs(), limits, limits.memory // 4) if plan else None
+        # The proof stays in memory up to a sixteenth of the budget (64 MiB at most), past that in a
+        # temporary file, up to a quarter of the budget; the check itself holds only what is live.
+        check = ConcurrentLratCheck(plan[0].dimacs(), limits, min(KEEP_PROOF_BYTES, limits.memory // 16),
+                                    limits.memory // 4) if plan else None
         try:
             outcome = first_solution(residual, limits, proof=plan[1] if plan else None,
                                      sink=check.write if check else None)
@@ -116,6 +122,8 @@ class BacktrackSolver:
                                             f"written, and not kept past a quarter of the memory budget"
             if verdict is not None:
                 details[STREAMED] = check.stream
+            elif check.failure:
+                details["streamed_check"] = check.failure
             return Result(problem, Status.UNSAT, self.name, certificate=Certificate("lrat", (), details),
                           stats=stats)
         if plan is not None:
