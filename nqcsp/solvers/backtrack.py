@@ -37,7 +37,7 @@ from nqcsp.statement import Statement
 # The statement is built in plain Python (REFERENCE_SECONDS_PER_CLAUSE, REFERENCE_BYTES_PER_CLAUSE of
 # nqcsp.cnf); above this many clauses a proof of it is not attempted (about 2 s and 600 MB to build).
 PROOF_MAX_CLAUSES = 1_000_000
-KEEP_PROOF_BYTES = 64 << 20
+KEEP_PROOF_BYTES = 16 << 20
 
 
 def _proof_plan(residual: Residual, limits: Limits) -> tuple[tuple[Statement, ProofTables] | None, str]:
@@ -86,7 +86,7 @@ class BacktrackSolver:
         limits.need_memory("search", state_bytes(free, span),
                            f"the search state of {free} free lines ({format_bytes(state_bytes(free, span))})")
         plan, no_proof = _proof_plan(residual, limits) if proof and free else (None, "not asked for")
-        # The proof stays in memory up to a sixteenth of the budget (64 MiB at most), past that in a
+        # The proof stays in memory up to a sixteenth of the budget (16 MiB at most), past that in a
         # temporary file, up to a quarter of the budget; the check itself holds only what is live.
         check = ConcurrentLratCheck(plan[0].dimacs(), limits, min(KEEP_PROOF_BYTES, limits.memory // 16),
                                     limits.memory // 4) if plan else None
