@@ -19,12 +19,16 @@ nqcsp / peer of the best and the median runs printed.
 seconds at 1 and at P threads (all the CPUs this process may use), alternated, best of ``--repeat``: once
 for ``count(n)`` in this process with its kernels loaded (the count itself; the thread count follows the
 CPU affinity, which is set for each run), once for ``nqcsp count N`` as a whole process (start-up, which
-runs on one thread, included).
+runs on one thread, included). Wall seconds on a shared machine say as much about the other load as about
+nqcsp, so a third figure does not depend on it: each of the thread path's tasks is run alone and timed in
+CPU seconds, and the tasks are handed in order to P workers as the thread pool does; the efficiency of
+that schedule is the split's own.
 """
 
 from __future__ import annotations
 
 import argparse
+import heapq
 import os
 import re
 import subprocess
@@ -101,6 +105,22 @@ def _pinned(cpus: set[int]) -> Callable[[], None]:
     return lambda: os.sched_setaffinity(0, cpus)
 
 
+def split_efficiency(n: int, workers: int) -> float:
+    """The efficiency of the thread path's split of count(n) on ``workers`` threads, from the CPU seconds
+    of its tasks run one by one (the pool hands them out in order, each to the first idle thread)."""
+    from nqcsp.bitboard.counting import run_count_task, thread_tasks
+
+    seconds = []
+    for task in thread_tasks(n):
+        started = time.process_time()
+        run_count_task(task)
+        seconds.append(time.process_time() - started)
+    finish = [0.0] * workers
+    for task_seconds in seconds:
+        heapq.heapreplace(finish, finish[0] + task_seconds)
+    return sum(seconds) / (workers * max(finish))
+
+
 def efficiency(ns: list[int], repeat: int) -> None:
     """Print the parallel efficiency of ``count`` (see the module's docstring)."""
     import nqcsp
@@ -130,6 +150,7 @@ def efficiency(ns: list[int], repeat: int) -> None:
                 serial, parallel = min(walls[kind, 1]), min(walls[kind, cores])
                 print(f"{f'count {n}, {kind}':<30} {serial:>9.3f} {parallel:>10.3f} "
                       f"{serial / (cores * parallel):>10.2f}")
+            print(f"{f'count {n}, split (CPU s)':<30} {'':>9} {'':>10} {split_efficiency(n, cores):>10.2f}")
     finally:
         os.sched_setaffinity(0, everyone)
 
