@@ -1,6 +1,6 @@
-"""The counting kernel against plain Python: every prefix length (the kernel has separate paths for prefixes
-ending 1, 2, 3 and 4 rows from the bottom and a stack loop above that), with and without mandatory queens,
-plain boards and the symmetry-class slices whose leaves are weighed by their orbits."""
+"""The counting kernel against plain Python: every prefix length (prefixes ending near the bottom take
+their own paths through the kernel, longer ones its stack loop), with and without mandatory queens, on
+plain boards and on the symmetry-class slices whose leaves are weighed by their orbits."""
 
 import numpy as np
 import pytest

@@ -14,24 +14,19 @@ import numpy as np
 from nqcsp._jit import njit
 
 ONE = np.uint64(1)
-TWO = np.uint64(2)
 ZERO = np.uint64(0)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _restricted(required_row, down, free):
-    """``free`` without the columns a later row could take when a required column is still empty (only
-    that one can be taken); nothing when two are (one queen takes one)."""
+def _free(allowed_row, required_row, left, down, right):
+    """Columns open in a row; nothing when two required columns are still empty (one queen takes one)."""
+    free = allowed_row & ~(left | down | right)
     missing = required_row & ~down
     if missing != ZERO:
-        free = ZERO if missing & (missing - ONE) != ZERO else free & missing
+        if missing & (missing - ONE) != ZERO:
+            return ZERO
+        free &= missing
     return free
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _free(allowed_row, required_row, left, down, right):
-    """Columns open in a row."""
-    return _restricted(required_row, down, allowed_row & ~(left | down | right))
 
 
 @njit(cache=True, nogil=True)
@@ -154,49 +149,18 @@ def _replay(n, prefix, allowed, required, bits):
     return left, down, right
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _finish_three(n, board, bottom, taken, start, bits, edge, free, left, down, right, above):
-    """(weight, leaves) of the completions of the last three rows from row n-3's ``free`` and masks.
-
-    Each cell of row n-3 is tried in place (no push) and the last two rows are finished by
-    ``_completing``. ``bottom`` is (allowed[n-2], required[n-2], allowed[n-1]). Rows below ``start``
-    have their queens in ``bits``; the queen of a row r from ``start`` on is recovered, only for the
-    orbit check, as the column that ``taken[r + 1]`` adds to ``taken[r]`` (the columns taken above each
-    row; ``above`` for row n-4).
-    """
-    allowed_second, required_second, allowed_last = bottom
-    total = 0
-    leaves = 0
-    while free != ZERO:
-        bit = free & (~free + ONE)
-        free ^= bit
-        next_left = (left | bit) << ONE
-        next_down = down | bit
-        next_right = (right | bit) >> ONE
-        next_free = _restricted(required_second, next_down,
-                                allowed_second & ~(next_left | next_down | next_right))
-        done = _completing(board, allowed_last, next_free, next_left, next_down, next_right)
-        if done != ZERO:
-            if edge > 0:
-                for row in range(start, n - 4):
-                    bits[row] = (taken[row + 1] if row < n - 5 else above) ^ taken[row]
-                if start <= n - 4:
-                    bits[n - 4] = down ^ above
-                bits[n - 3] = bit
-            weight, found = _weigh_completions(n, bits, edge, done, board & ~next_down)
-            total += weight
-            leaves += found
-    return total, leaves
-
-
 @njit(cache=True, nogil=True)
 def count_completions(n, allowed, required, prefix, edge):
     """Solutions extending ``prefix``, as (weight, leaves): plain leaves weigh 1, with ``edge`` > 0 their
-    orbit weight; ``leaves`` counts the leaves of non-zero weight (one per symmetry class searched)."""
-    start = prefix.shape[0]
-    if start <= n - 5:
-        return _count_deep(n, allowed, required, prefix, edge)
+    orbit weight; ``leaves`` counts the leaves of non-zero weight (one per symmetry class searched).
+
+    The hot loop of ``count``. The current row's masks stay in locals and a row is entered only when it has
+    a free cell, so a dead end costs no push and pop; the last two rows are never entered: from row n-3
+    each child is finished by ``_completing``, which cut the CPU time by about 8% (rows n-2 were ~7% of
+    all pushes, and their two-cell loops mispredicted).
+    """
     bits = np.zeros(n, np.uint64)
+    start = prefix.shape[0]
     left, down, right = _replay(n, prefix, allowed, required, bits)
     if down == ~ZERO:
         return 0, 0
@@ -212,55 +176,22 @@ def count_completions(n, allowed, required, prefix, edge):
     if start == n - 2:
         done = _completing(board, allowed[n - 1], free, left, down, right)
         return (0, 0) if done == ZERO else _weigh_completions(n, bits, edge, done, board & ~down)
-    bottom = (allowed[n - 2], required[n - 2], allowed[n - 1])
-    if start == n - 3:
-        return _finish_three(n, board, bottom, bits, start, bits, edge, free, left, down, right, ZERO)
-    # start == n - 4: the rows left are the last four
-    total = 0
-    leaves = 0
-    while free != ZERO:
-        bit = free & (~free + ONE)
-        free ^= bit
-        bits[start] = bit
-        next_left = (left | bit) << ONE
-        next_down = down | bit
-        next_right = (right | bit) >> ONE
-        third_free = _free(allowed[n - 3], required[n - 3], next_left, next_down, next_right)
-        weight, found = _finish_three(n, board, bottom, bits, n - 3, bits, edge, third_free, next_left,
-                                      next_down, next_right, down)
-        total += weight
-        leaves += found
-    return total, leaves
-
-
-@njit(cache=True, nogil=True)
-def _count_deep(n, allowed, required, prefix, edge):
-    """``count_completions`` of a prefix of at most n-5 rows: the hot loop of ``count``.
-
-    The current row's masks stay in locals and a row is entered only when it has a free cell, so a dead
-    end costs no push and pop. The last three rows are never entered: from row n-4 each child is finished
-    by ``_finish_three`` (pushes into rows n-3 were ~19% of all at n = 16, and their short loops
-    mispredicted). Before a push, the next two rows are checked for a cell that their columns and
-    diagonals leave open whatever the row in between takes: that closes ~18% of the pushes for a few bit
-    operations each.
-    """
-    start = prefix.shape[0]
-    bits = np.zeros(n, np.uint64)
-    left, down, right = _replay(n, prefix, allowed, required, bits)
-    if down == ~ZERO:
-        return 0, 0
-    free = _free(allowed[start], required[start], left, down, right)
-    board = ~ZERO >> np.uint64(64 - n)
-    # The stack: a row's (free, left, down, right) per level, one array each. Indexed with unsigned ints:
-    # a signed index makes numba emit Python's negative-index wraparound on every access, and that cost
-    # the hot loop ~20%.
-    saved_free = np.empty(n, np.uint64)
-    saved_left = np.empty(n, np.uint64)
-    saved_down = np.empty(n, np.uint64)
-    saved_right = np.empty(n, np.uint64)
-    fourth_last = n - 4
-    allowed_third, required_third = allowed[n - 3], required[n - 3]
-    bottom = (allowed[n - 2], required[n - 2], allowed[n - 1])
+    # One row of (free, left, down, right) per level. Indexed with unsigned ints: a signed index makes
+    # numba emit Python's negative-index wraparound on every access, and that cost the hot loop ~20%.
+    saved = np.empty((n, 4), np.uint64)
+    # Prefix rows have their queens in ``bits`` already; record the columns taken before each one so
+    # that a leaf can recover every row's queen from ``saved_down`` (cheaper than storing each bit).
+    taken = ZERO
+    for r in range(start):
+        saved[r, 2] = taken
+        taken |= bits[r]
+    # Columns that must be taken by some row exist only near the bottom; check them only from there.
+    first_required = n
+    for r in range(n - 1, start, -1):
+        if required[r] != ZERO:
+            first_required = r
+    third_last = n - 3
+    last_allowed = allowed[n - 1]
     total = 0
     leaves = 0
     row = start
@@ -269,36 +200,35 @@ def _count_deep(n, allowed, required, prefix, edge):
             if row == start:
                 break
             row -= 1
-            level = np.uint64(row)
-            free, left = saved_free[level], saved_left[level]
-            down, right = saved_down[level], saved_right[level]
+            level = saved[np.uint64(row)]
+            free, left, down, right = level[0], level[1], level[2], level[3]
             continue
         bit = free & (~free + ONE)
         free ^= bit
         next_left = (left | bit) << ONE
         next_down = down | bit
         next_right = (right | bit) >> ONE
-        if row == fourth_last:
-            third_free = _restricted(required_third, next_down,
-                                     allowed_third & ~(next_left | next_down | next_right))
-            weight, found = _finish_three(n, board, bottom, saved_down, start, bits, edge, third_free,
-                                          next_left, next_down, next_right, down)
-            total += weight
-            leaves += found
+        next_free = allowed[np.uint64(row + 1)] & ~(next_left | next_down | next_right)
+        if row + 1 >= first_required:
+            missing = required[np.uint64(row + 1)] & ~next_down
+            if missing != ZERO:
+                next_free = ZERO if missing & (missing - ONE) != ZERO else next_free & missing
+        if row == third_last:
+            done = _completing(board, last_allowed, next_free, next_left, next_down, next_right)
+            if done != ZERO:
+                if edge > 0:
+                    saved[row, 2] = down
+                    for r in range(start, row):
+                        bits[r] = saved[r + 1, 2] ^ saved[r, 2]
+                    bits[row] = bit
+                weight, found = _weigh_completions(n, bits, edge, done, board & ~next_down)
+                total += weight
+                leaves += found
             continue
-        below = np.uint64(row + 1)
-        next_free = _restricted(required[below], next_down,
-                                allowed[below] & ~(next_left | next_down | next_right))
         if next_free == ZERO:
             continue
-        # Rows row+2 and row+3 exist here (row <= n-5); only bits of the masks can close them.
-        if allowed[below + ONE] & ~((next_left << ONE) | next_down | (next_right >> ONE)) == ZERO:
-            continue
-        if allowed[below + TWO] & ~((next_left << TWO) | next_down | (next_right >> TWO)) == ZERO:
-            continue
-        level = np.uint64(row)
-        saved_free[level], saved_left[level] = free, left
-        saved_down[level], saved_right[level] = down, right
+        level = saved[np.uint64(row)]
+        level[0], level[1], level[2], level[3] = free, left, down, right
         row += 1
         free, left, down, right = next_free, next_left, next_down, next_right
     return total, leaves
