@@ -197,17 +197,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                           [args.count_peer, str(n)], count_check))
     if not pairs and not efficiency_ns:
         parser.error("give at least one peer (--qs4-peer N=PATH or --count-peer PATH) or --efficiency-n")
-    if efficiency_ns:
-        efficiency(efficiency_ns, args.repeat)
-    if not pairs:
-        return 0
     load = os.getloadavg()[0]
     try:
         table = compare(pairs, args.repeat)
     except (OSError, RuntimeError) as exc:
         print(f"python -m benchmarks peers: {exc}", file=sys.stderr)
         return 1
-    print(f"CPU seconds of whole processes (user + sys), alternated, best and median of {args.repeat}; "
+    if table:
+        print_table(table, args.repeat, load)
+    if efficiency_ns:
+        # After the peers: with nqcsp loaded here, a forked peer's peak RSS would start at this process's.
+        efficiency(efficiency_ns, args.repeat)
+    return 0
+
+
+def print_table(table: list[tuple[str, Runs, Runs]], repeat: int, load: float) -> None:
+    print(f"CPU seconds of whole processes (user + sys), alternated, best and median of {repeat}; "
           f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
     print(f"{'':<14} {'peer best':>9} {'median':>7} {'nqcsp best':>10} {'median':>7} {'ratio best':>10} "
           f"{'median':>7} {'peak MB peer':>12} {'nqcsp':>6}")
@@ -216,7 +221,6 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{mine.best():>10.2f} {mine.median():>7.2f} "
               f"{mine.best() / peer.best():>10.2f} {mine.median() / peer.median():>7.2f} "
               f"{max(peer.peak_mb):>12.0f} {max(mine.peak_mb):>6.0f}")
-    return 0
 
 
 if __name__ == "__main__":

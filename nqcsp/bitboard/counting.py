@@ -286,8 +286,8 @@ def count_tasks(problem: int | Problem, symmetry: bool = True, target_s: float =
 
 
 def thread_tasks(problem: int | Problem, symmetry: bool = True) -> list[CountTask]:
-    """The tasks ``count`` shares between its threads when it has no executor: batches of prefixes, in
-    search order (each is far below a second, so the threads finish together)."""
+    """The tasks ``count`` shares between its threads when it has no executor: batches of ``_BATCH``
+    prefixes of the first ``_prefix_depth(n)`` rows, in search order."""
     problem = _as_problem(problem)
     return _tasks(problem, symmetry, _prefix_depth(problem.n), _BATCH)
 
