@@ -1,6 +1,7 @@
 """Side by side with the fastest native peers: CPU seconds of whole processes, alternated in one run.
 
     python -m benchmarks peers [--qs4-peer N=PATH ...] [--count-peer PATH --count-n 16,17] [--repeat 3]
+                               [--efficiency-n 16,17]
 
 Each peer is a binary given by path (built outside this repository; never vendored):
 - ``--qs4-peer N=PATH``: a QS4-style local search for n = N (the mengxuehu/n-queens-puzzle C++ solver
@@ -13,17 +14,27 @@ Each peer is a binary given by path (built outside this repository; never vendor
 For each pair the two processes run one after the other, ``--repeat`` times; the CPU seconds (user + sys,
 the process and its children, from ``wait4``) and peak RSS of each are recorded, and the ratios
 nqcsp / peer of the best and the median runs printed.
+
+``--efficiency-n``: the parallel efficiency of ``count`` on this machine's cores, T1 / (P x TP) from wall
+seconds at 1 and at P threads (all the CPUs this process may use), alternated, best of ``--repeat``: once
+for ``count(n)`` in this process with its kernels loaded (the count itself; the thread count follows the
+CPU affinity, which is set for each run), once for ``nqcsp count N`` as a whole process (start-up, which
+runs on one thread, included). Wall seconds on a shared machine say as much about the other load as about
+nqcsp, so a third figure does not depend on it: each of the thread path's tasks is run alone and timed in
+CPU seconds, and the tasks are handed in order to P workers as the thread pool does; the efficiency of
+that schedule is the split's own.
 """
 
 from __future__ import annotations
 
 import argparse
+import heapq
 import os
 import re
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 QS4_PROGRAM = ("import sys, nqcsp; n = int(sys.argv[1]); "
@@ -44,11 +55,13 @@ class Runs:
         return sorted(self.cpu)[len(self.cpu) // 2]
 
 
-def measured(command: list[str]) -> tuple[str, float, float, float]:
+def measured(command: list[str],
+             preexec_fn: Callable[[], None] | None = None) -> tuple[str, float, float, float]:
     """stdout, CPU seconds (user + sys, its children included), peak RSS in MB and wall seconds of one run;
     the child is reaped with wait4 so that its own resource usage is read."""
     started = time.perf_counter()
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as process:
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                          preexec_fn=preexec_fn) as process:
         assert process.stdout is not None
         out = process.stdout.read()
         _, status, usage = os.wait4(process.pid, 0)
@@ -88,6 +101,60 @@ def compare(pairs: list[Pair], repeat: int) -> list[tuple[str, Runs, Runs]]:
     return table
 
 
+def _pinned(cpus: set[int]) -> Callable[[], None]:
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
+def split_efficiency(n: int, workers: int) -> float:
+    """The efficiency of the thread path's split of count(n) on ``workers`` threads, from the CPU seconds
+    of its tasks run one by one (the pool hands them out in order, each to the first idle thread)."""
+    from nqcsp.bitboard.counting import run_count_task, thread_tasks
+
+    seconds = []
+    for task in thread_tasks(n):
+        started = time.process_time()
+        run_count_task(task)
+        seconds.append(time.process_time() - started)
+    finish = [0.0] * workers
+    for task_seconds in seconds:
+        heapq.heapreplace(finish, finish[0] + task_seconds)
+    return sum(seconds) / (workers * max(finish))
+
+
+def efficiency(ns: list[int], repeat: int) -> None:
+    """Print the parallel efficiency of ``count`` (see the module's docstring)."""
+    import nqcsp
+    from nqcsp.bitboard.counting import load_kernels
+
+    everyone = os.sched_getaffinity(0)
+    one = {min(everyone)}
+    cores = len(everyone)
+    load_kernels()
+    print(f"parallel efficiency of count on {cores} CPUs: wall seconds, best of {repeat} (alternated); "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{'':<30} {'1 thread':>9} {f'{cores} threads':>10} {'efficiency':>10}")
+    try:
+        for n in ns:
+            walls: dict[tuple[str, int], list[float]] = {}
+            for _ in range(repeat):
+                for cpus in (one, everyone):
+                    os.sched_setaffinity(0, cpus)
+                    started = time.perf_counter()
+                    nqcsp.count(n)
+                    walls.setdefault(("in process", len(cpus)), []).append(time.perf_counter() - started)
+                    os.sched_setaffinity(0, everyone)
+                    _, _, _, wall = measured([sys.executable, "-m", "nqcsp", "count", str(n)],
+                                             preexec_fn=_pinned(cpus))
+                    walls.setdefault(("whole process", len(cpus)), []).append(wall)
+            for kind in ("in process", "whole process"):
+                serial, parallel = min(walls[kind, 1]), min(walls[kind, cores])
+                print(f"{f'count {n}, {kind}':<30} {serial:>9.3f} {parallel:>10.3f} "
+                      f"{serial / (cores * parallel):>10.2f}")
+            print(f"{f'count {n}, split (CPU s)':<30} {'':>9} {'':>10} {split_efficiency(n, cores):>10.2f}")
+    finally:
+        os.sched_setaffinity(0, everyone)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks peers", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -96,7 +163,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count-peer", metavar="PATH", help="a counter binary taking N")
     parser.add_argument("--count-n", default="16,17", help="boards to count (default 16,17)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--efficiency-n", default="", metavar="N,...",
+                        help="boards whose count's parallel efficiency to measure (wall, 1 thread vs all)")
     args = parser.parse_args(argv)
+    try:
+        efficiency_ns = [int(x) for x in args.efficiency_n.split(",") if x.strip()]
+    except ValueError:
+        parser.error(f"--efficiency-n: not a list of integers: {args.efficiency_n!r}")
     pairs: list[Pair] = []
     for item in args.qs4_peer:
         size, _, path = item.partition("=")
@@ -122,15 +195,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             pairs.append((f"count n={n}", [sys.executable, "-m", "nqcsp", "count", str(n)],
                           [args.count_peer, str(n)], count_check))
-    if not pairs:
-        parser.error("give at least one peer (--qs4-peer N=PATH or --count-peer PATH)")
+    if not pairs and not efficiency_ns:
+        parser.error("give at least one peer (--qs4-peer N=PATH or --count-peer PATH) or --efficiency-n")
     load = os.getloadavg()[0]
     try:
         table = compare(pairs, args.repeat)
     except (OSError, RuntimeError) as exc:
         print(f"python -m benchmarks peers: {exc}", file=sys.stderr)
         return 1
-    print(f"CPU seconds of whole processes (user + sys), alternated, best and median of {args.repeat}; "
+    if table:
+        print_table(table, args.repeat, load)
+    if efficiency_ns:
+        # After the peers: with nqcsp loaded here, a forked peer's peak RSS would start at this process's.
+        efficiency(efficiency_ns, args.repeat)
+    return 0
+
+
+def print_table(table: list[tuple[str, Runs, Runs]], repeat: int, load: float) -> None:
+    print(f"CPU seconds of whole processes (user + sys), alternated, best and median of {repeat}; "
           f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
     print(f"{'':<14} {'peer best':>9} {'median':>7} {'nqcsp best':>10} {'median':>7} {'ratio best':>10} "
           f"{'median':>7} {'peak MB peer':>12} {'nqcsp':>6}")
@@ -139,7 +221,6 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{mine.best():>10.2f} {mine.median():>7.2f} "
               f"{mine.best() / peer.best():>10.2f} {mine.median() / peer.median():>7.2f} "
               f"{max(peer.peak_mb):>12.0f} {max(mine.peak_mb):>6.0f}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -44,3 +44,18 @@ def naive_count(n: int, mandatory: Iterable[tuple[int, int]] = ()) -> int:
 
 def naive_has_solution(n: int, mandatory: Iterable[tuple[int, int]] = ()) -> bool:
     return next(naive_solutions(n, mandatory), None) is not None
+
+
+def naive_unique(n: int) -> int:
+    """Classes of solutions under the 8 board symmetries: every solution turned and mirrored as cells,
+    the smallest image kept."""
+    classes = set()
+    for cols in naive_solutions(n):
+        cells = [(r, c) for r, c in enumerate(cols)]
+        images = []
+        for _ in range(4):
+            cells = [(c, n - 1 - r) for r, c in cells]                  # a quarter turn
+            for board in (cells, [(r, n - 1 - c) for r, c in cells]):   # and its mirror image
+                images.append(tuple(c for _, c in sorted(board)))
+        classes.add(min(images))
+    return len(classes)

@@ -455,6 +455,20 @@ def test_peers_command_refuses_a_counter_that_disagrees(tmp_path):
     assert out.returncode != 0 and "disagree" in out.stderr
 
 
+def test_peers_command_prints_the_parallel_efficiency_of_count():
+    command = [sys.executable, "-m", "benchmarks", "peers", "--efficiency-n", "10", "--repeat", "1"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True)
+    rows = [line.split() for line in out.stdout.splitlines() if line.startswith("count 10,")]
+    assert [row[2:-3] for row in rows[:2]] == [["in", "process"], ["whole", "process"]]
+    for row in rows[:2]:
+        serial, parallel, efficiency = map(float, row[-3:])
+        assert serial > 0 and parallel > 0 and efficiency > 0
+    assert rows[2][2:4] == ["split", "(CPU"] and 0 < float(rows[2][-1]) <= 1.0
+    bad = subprocess.run([sys.executable, "-m", "benchmarks", "peers", "--efficiency-n", "8x"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "8x" in bad.stderr
+
+
 def test_limits_family_has_many_queens_of_a_solution_and_a_columns_writing_task():
     from benchmarks.worker import write_columns
 

@@ -7,24 +7,14 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from naive import naive_count, naive_solutions
+from naive import naive_count, naive_unique
 
 import nqcsp
 from nqcsp import Problem, count, count_unique
 from nqcsp.bitboard import count_tasks, run_count_task
-from nqcsp.symmetry import SYMMETRIES, transform
 
 # OEIS A002562, n = 1..14 (the suite's oracle beyond the naive canonicalisation below).
 A002562 = [1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787, 9233, 45752]
-
-
-def naive_unique(n):
-    """Classes of solutions under the 8 board symmetries, by canonicalising every solution."""
-    classes = set()
-    for cols in naive_solutions(n):
-        board = np.array(cols, dtype=np.int64)
-        classes.add(min(tuple(transform(board, s).tolist()) for s in SYMMETRIES))
-    return len(classes)
 
 
 @pytest.mark.parametrize("n", range(1, 10))

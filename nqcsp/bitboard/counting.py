@@ -285,6 +285,13 @@ def count_tasks(problem: int | Problem, symmetry: bool = True, target_s: float =
     return _tasks(_as_problem(problem), symmetry, None, None, float(target_s))
 
 
+def thread_tasks(problem: int | Problem, symmetry: bool = True) -> list[CountTask]:
+    """The tasks ``count`` shares between its threads when it has no executor: batches of ``_BATCH``
+    prefixes of the first ``_prefix_depth(n)`` rows, in search order."""
+    problem = _as_problem(problem)
+    return _tasks(problem, symmetry, _prefix_depth(problem.n), _BATCH)
+
+
 def load_kernels() -> None:
     """Load the counting kernels into this process, as before forking workers that will count: the first
     numba kernel a process loads costs about 0.7 s of numba's own start-up."""
@@ -307,7 +314,7 @@ def _count(problem: Problem, symmetry: bool, executor: Executor | None,
             if progress is not None:
                 progress(done, len(tasks))
         return total, leaves
-    tasks = _tasks(problem, symmetry, _prefix_depth(problem.n), _BATCH)
+    tasks = thread_tasks(problem, symmetry)
     prefixes = sum(len(task.prefixes) for task in tasks)
     prefixes_done = [0]
 
