@@ -1,19 +1,19 @@
-"""The residual engine's kernels: depth-first search for one solution of a residual board (numba).
+"""The residual engine's kernel: depth-first search for one solution of a residual board (numba).
 
-Lines are the residual's free rows (line i < k) and free columns (line k + j). Both searches branch on
-the open line with the fewest candidate cells (a line with none is a dead end, a line with one is
-forced) and try its cells in index order or by score (``_score``), so they walk the same tree:
+Lines are the residual's free rows (line i < k) and free columns (line k + j); ``masks[d, line]`` holds
+a line's open cells after d queens in ``words`` uint64 words (bit j of row i is cell (rows[i], cols[j]);
+bit i of column j is the same cell: rows and columns are kept as transposes of each other). ``search``
+branches on the open line with the fewest cells (``_line_key``: a line with none is a dead end, a line
+with one is forced) and tries its cells in index order or by score. Two representations of the same
+step, chosen per residual:
 
-- ``search_narrow`` (k <= 64): one uint64 per line, and ``attacks[i, j, i']``, the cells of free row i'
-  on the two diagonals through (i, j), precomputed (k^3 words, 2 MB at k = 64), so a queen costs a
-  handful of word operations per open row;
-- ``search`` (any k): ``words`` uint64 words per line (bit j of row i is cell (rows[i], cols[j]); bit i
-  of column j is the same cell), rows and columns kept as transposes of each other; diagonals are the
-  full board's, found in column space through ``col_index`` (full column - ``col_base`` -> index, -1
-  when the column is not free). Level d of ``masks``/``counts`` is the state after d queens; a placed
-  line has no bits and the count ``PLACED``.
+- narrow (k <= 64, one word per line): the open lines as bits of ``open_rows``/``open_cols``, sizes
+  counted by POPCNT, and ``attacks[i, j, i']``, the cells of free row i' on the two diagonals through
+  (i, j), precomputed (k^3 words, 2 MB at k = 64), so a queen costs a few word operations per open row;
+- wide (any k): line sizes kept in ``counts`` (``PLACED`` once a line holds its queen), diagonals found
+  on the full board through ``col_index`` (full column - ``col_base`` -> index, -1 when not free).
 
-With a proof, both write the same lemmas (``_open``, ``_close``): one per level whose parent branched
+With a proof, the search writes its lemmas (``_open``, ``_close``): one per level whose parent branched
 (a forced level's hints join its parent's lemma), naming which decision took each cell away from
 ``owners``, the level whose queen stands on each row, column, diagonal and anti-diagonal.
 """
@@ -309,15 +309,112 @@ def _close(k, gone, line, depth, picks, owners, cell_lines, cells, pairs, alo, c
     proof_state[HINTS] = levels[depth, CHAIN]
 
 
-# --- the wide search ------------------------------------------------------------------------------------
+# --- the narrow representation: k <= 64 -------------------------------------------------------------
+
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
+def _choose(k, masks, counts, depth):
+    """The open line to branch on (``_line_key``) and its cells left, from the counts."""
+    best = -1
+    best_count = PLACED
+    best_key = _line_key(PLACED, 0)
+    for candidate in range(2 * k):
+        size = counts[depth, candidate]
+        key = _line_key(size, counts[0, candidate])
+        if key < best_key:
+            best, best_count, best_key = candidate, size, key
+            if size == 0:
+                break
+    return best, best_count
+
+
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
+def _choose_narrow(k, masks, open_rows, open_cols, depth):
+    """``_choose`` on one-word lines: the open ones from ``open_rows`` and ``open_cols``, sizes counted."""
+    best = -1
+    best_count = PLACED
+    best_key = _line_key(PLACED, 0)
+    for first, open_lines in ((0, open_rows[depth]), (k, open_cols[depth])):
+        word = open_lines
+        while word != ZERO and best_count > 0:
+            low = word & (~word + ONE)
+            word ^= low
+            candidate = first + _index(low)
+            size = popcount(masks[depth, candidate, 0])
+            key = _line_key(size, popcount(masks[0, candidate, 0]) if size <= 1 else 0)
+            if key < best_key:
+                best, best_count, best_key = candidate, size, key
+    return best, best_count
+
+
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
+def _place_narrow(k, masks, open_rows, open_cols, attacks, depth, i, j):
+    """``_place`` on one-word lines, the diagonals from ``attacks``."""
+    level = depth + 1
+    for line in range(2 * k):
+        masks[level, line, 0] = masks[depth, line, 0]
+    row_bit = ONE << np.uint64(i)
+    col_bit = ONE << np.uint64(j)
+    rows_left = open_rows[depth] & ~row_bit
+    open_rows[level] = rows_left
+    open_cols[level] = open_cols[depth] & ~col_bit
+    word = masks[level, i, 0]
+    while word != ZERO:
+        low = word & (~word + ONE)
+        word ^= low
+        masks[level, k + _index(low), 0] &= ~row_bit
+    masks[level, i, 0] = ZERO
+    word = masks[level, k + j, 0]
+    while word != ZERO:
+        low = word & (~word + ONE)
+        word ^= low
+        masks[level, _index(low), 0] &= ~col_bit
+    masks[level, k + j, 0] = ZERO
+    while rows_left != ZERO:
+        low = rows_left & (~rows_left + ONE)
+        rows_left ^= low
+        other = _index(low)
+        taken = masks[level, other, 0] & attacks[i, j, other]
+        if taken != ZERO:
+            masks[level, other, 0] ^= taken
+            while taken != ZERO:
+                bit = taken & (~taken + ONE)
+                taken ^= bit
+                masks[level, k + _index(bit), 0] &= ~low
+
+
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
+def _score_narrow(k, masks, open_rows, attacks, depth, chosen, order, score):
+    """``_score`` on one-word lines: the crossing line's other cells plus the open cells on the two
+    diagonals, from ``attacks``."""
+    word = masks[depth, chosen, 0]
+    while word != ZERO:
+        low = word & (~word + ONE)
+        word ^= low
+        index = _index(low)
+        i, j = _cell(k, chosen, index)
+        crossing = masks[depth, k + j, 0] if chosen < k else masks[depth, i, 0]
+        removed = popcount(crossing) - 1
+        others = open_rows[depth] & ~(ONE << np.uint64(i))
+        while others != ZERO:
+            bit = others & (~others + ONE)
+            others ^= bit
+            other = _index(bit)
+            removed += popcount(masks[depth, other, 0] & attacks[i, j, other])
+        score[depth, index] = removed if order == 2 else -removed
+
+
+# --- the search -----------------------------------------------------------------------------------------
 
 @njit_unrefcounted(cache=True, nogil=True)
-def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score, picks, stats,
-           budget, order, proof, owners, cell_lines, cells, pairs, alo, children, chain, falsified_at, levels,
-           out, room, proof_state, gone):
+def search(narrow, k, words, rows, cols, col_index, col_base, masks, counts, open_rows, open_cols, attacks,
+           line, remaining, score, picks, stats, budget, order, proof, owners, cell_lines, cells, pairs, alo,
+           children, chain, falsified_at, levels, out, room, proof_state, gone):
     """Resumable DFS, at most ``budget`` nodes per call; ``stats`` = depth, nodes, outcome (0 running,
     1 solution in ``picks[:k]`` as (free row, free column) pairs, -1 exhausted: no solution).
 
+    ``masks[d, line]``: the cells of ``line`` open after d queens (``words`` words). ``narrow`` (k <= 64,
+    one word): lines open in ``open_rows[d]``/``open_cols[d]``, diagonals from ``attacks``; else counts
+    in ``counts[d]`` (``PLACED`` once a line holds its queen), diagonals through ``col_index``.
     ``line[d]`` is the line chosen at level d (-1: not chosen yet) and ``remaining[d]`` the cells still to
     try there. With ``proof``, failed levels write their lemmas to ``out`` (``_close``), so an exhausted
     search ends with the empty clause; the call also returns when ``out`` could not hold one more lemma
@@ -328,7 +425,6 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
     nodes = stats[1]
     n_cols = col_index.shape[0]
     spent = 0
-    lines = 2 * k
     while spent < budget:
         if depth < 0:
             stats[2] = -1
@@ -340,16 +436,10 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
             break
         chosen = line[depth]
         if chosen < 0:
-            best = -1
-            best_count = PLACED
-            best_key = _line_key(PLACED, 0)
-            for candidate in range(lines):
-                size = counts[depth, candidate]
-                key = _line_key(size, counts[0, candidate])
-                if key < best_key:
-                    best, best_count, best_key = candidate, size, key
-                    if size == 0:
-                        break
+            if narrow:
+                best, best_count = _choose_narrow(k, masks, open_rows, open_cols, depth)
+            else:
+                best, best_count = _choose(k, masks, counts, depth)
             if best_count == 0:
                 if proof:
                     for w in range(words):
@@ -371,8 +461,11 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
                 _open(k, gone, chosen, best_count, depth, picks, owners, cell_lines, cells, pairs, alo, chain,
                       falsified_at, levels, proof_state)
             if order != 0:
-                _score(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, chosen,
-                       order, score)
+                if narrow:
+                    _score_narrow(k, masks, open_rows, attacks, depth, chosen, order, score)
+                else:
+                    _score(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, chosen,
+                           order, score)
         if proof:
             _leave(owners, cell_lines, picks, depth)
         index = _next(words, remaining, score, depth, order)
@@ -388,167 +481,10 @@ def search(k, words, rows, cols, col_index, col_base, masks, counts, line, remai
         i, j = _cell(k, chosen, index)
         picks[depth, 0] = i
         picks[depth, 1] = j
-        _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j)
-        if proof:
-            _own(owners, cell_lines, depth, i, j)
-        nodes += 1
-        spent += 1
-        depth += 1
-        line[depth] = -1
-    stats[0] = depth
-    stats[1] = nodes
-
-
-# --- the narrow search (k <= 64) ------------------------------------------------------------------------
-
-@njit_unrefcounted(cache=True, nogil=True, inline="always")
-def _line_mask(k, row_masks, col_masks, level, line):
-    return row_masks[level, line] if line < k else col_masks[level, line - k]
-
-
-@njit_unrefcounted(cache=True, nogil=True, inline="always")
-def _place_narrow(row_masks, col_masks, open_rows, open_cols, attacks, depth, i, j):
-    """Level depth + 1 = level ``depth`` with a queen on (free row i, free column j)."""
-    level = depth + 1
-    for line in range(row_masks.shape[1]):
-        row_masks[level, line] = row_masks[depth, line]
-        col_masks[level, line] = col_masks[depth, line]
-    row_bit = ONE << np.uint64(i)
-    col_bit = ONE << np.uint64(j)
-    rows_left = open_rows[depth] & ~row_bit
-    open_rows[level] = rows_left
-    open_cols[level] = open_cols[depth] & ~col_bit
-    word = row_masks[level, i]
-    while word != ZERO:
-        low = word & (~word + ONE)
-        word ^= low
-        col_masks[level, _index(low)] &= ~row_bit
-    row_masks[level, i] = ZERO
-    word = col_masks[level, j]
-    while word != ZERO:
-        low = word & (~word + ONE)
-        word ^= low
-        row_masks[level, _index(low)] &= ~col_bit
-    col_masks[level, j] = ZERO
-    while rows_left != ZERO:
-        low = rows_left & (~rows_left + ONE)
-        rows_left ^= low
-        other = _index(low)
-        taken = row_masks[level, other] & attacks[i, j, other]
-        if taken != ZERO:
-            row_masks[level, other] ^= taken
-            while taken != ZERO:
-                bit = taken & (~taken + ONE)
-                taken ^= bit
-                col_masks[level, _index(bit)] &= ~low
-
-
-@njit_unrefcounted(cache=True, nogil=True, inline="always")
-def _score_narrow(k, row_masks, col_masks, open_rows, attacks, depth, chosen, order, score):
-    """``_score`` on one-word lines: the crossing line's other cells plus the open cells on the two
-    diagonals, from ``attacks``."""
-    word = _line_mask(k, row_masks, col_masks, depth, chosen)
-    while word != ZERO:
-        low = word & (~word + ONE)
-        word ^= low
-        index = _index(low)
-        i, j = _cell(k, chosen, index)
-        crossing = col_masks[depth, j] if chosen < k else row_masks[depth, i]
-        removed = popcount(crossing) - 1
-        others = open_rows[depth] & ~(ONE << np.uint64(i))
-        while others != ZERO:
-            bit = others & (~others + ONE)
-            others ^= bit
-            other = _index(bit)
-            removed += popcount(row_masks[depth, other] & attacks[i, j, other])
-        score[depth, index] = removed if order == 2 else -removed
-
-
-@njit_unrefcounted(cache=True, nogil=True)
-def search_narrow(k, attacks, row_masks, col_masks, open_rows, open_cols, line, remaining, score, picks,
-                  stats, budget, order, proof, owners, cell_lines, cells, pairs, alo, children, chain,
-                  falsified_at, levels, out, room, proof_state, gone):
-    """``search`` on a residual of at most 64 free lines: the same tree, the same lemmas.
-
-    ``row_masks[d, i]`` / ``col_masks[d, j]``: the cells of free row i / column j open after d queens;
-    ``open_rows[d]`` / ``open_cols[d]``: the lines without a queen; ``attacks``: see the module.
-    """
-    depth = stats[0]
-    nodes = stats[1]
-    spent = 0
-    while spent < budget:
-        if depth < 0:
-            stats[2] = -1
-            break
-        if depth == k:
-            stats[2] = 1
-            break
-        if proof and (proof_state[USED] + room > out.shape[0] or proof_state[ERROR] != 0):
-            break
-        chosen = line[depth]
-        if chosen < 0:
-            best = -1
-            best_count = PLACED
-            best_key = _line_key(PLACED, 0)
-            word = open_rows[depth]
-            while word != ZERO:
-                low = word & (~word + ONE)
-                word ^= low
-                candidate = _index(low)
-                size = popcount(row_masks[depth, candidate])
-                key = _line_key(size, popcount(row_masks[0, candidate]) if size <= 1 else 0)
-                if key < best_key:
-                    best, best_count, best_key = candidate, size, key
-                    if size == 0:
-                        break
-            if best_count > 0:
-                word = open_cols[depth]
-                while word != ZERO:
-                    low = word & (~word + ONE)
-                    word ^= low
-                    candidate = _index(low)
-                    size = popcount(col_masks[depth, candidate])
-                    key = _line_key(size, popcount(col_masks[0, candidate]) if size <= 1 else 0)
-                    if key < best_key:
-                        best, best_count, best_key = k + candidate, size, key
-                        if size == 0:
-                            break
-            if best_count == 0:
-                if proof:
-                    gone[0] = _line_mask(k, row_masks, col_masks, 0, best)
-                    _open(k, gone, best, 0, depth, picks, owners, cell_lines, cells, pairs, alo, chain,
-                          falsified_at, levels, proof_state)
-                    _close(k, gone, best, depth, picks, owners, cell_lines, cells, pairs, alo, children,
-                           chain, falsified_at, levels, out, proof_state)
-                depth -= 1
-                continue
-            chosen = best
-            line[depth] = chosen
-            picks[depth, 0] = -1
-            remaining[depth, 0] = _line_mask(k, row_masks, col_masks, depth, chosen)
-            if proof:
-                gone[0] = _line_mask(k, row_masks, col_masks, 0, chosen) & ~remaining[depth, 0]
-                _open(k, gone, chosen, best_count, depth, picks, owners, cell_lines, cells, pairs, alo, chain,
-                      falsified_at, levels, proof_state)
-            if order != 0:
-                _score_narrow(k, row_masks, col_masks, open_rows, attacks, depth, chosen, order,
-                              score)
-        if proof:
-            _leave(owners, cell_lines, picks, depth)
-        index = _next(1, remaining, score, depth, order)
-        if index < 0:
-            if proof:
-                gone[0] = _line_mask(k, row_masks, col_masks, 0, chosen) \
-                    & ~_line_mask(k, row_masks, col_masks, depth, chosen)
-                _close(k, gone, chosen, depth, picks, owners, cell_lines, cells, pairs, alo, children, chain,
-                       falsified_at, levels, out, proof_state)
-            line[depth] = -1
-            depth -= 1
-            continue
-        i, j = _cell(k, chosen, index)
-        picks[depth, 0] = i
-        picks[depth, 1] = j
-        _place_narrow(row_masks, col_masks, open_rows, open_cols, attacks, depth, i, j)
+        if narrow:
+            _place_narrow(k, masks, open_rows, open_cols, attacks, depth, i, j)
+        else:
+            _place(k, words, n_cols, rows, cols, col_index, col_base, masks, counts, depth, i, j)
         if proof:
             _own(owners, cell_lines, depth, i, j)
         nodes += 1

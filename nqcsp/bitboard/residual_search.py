@@ -143,20 +143,19 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
     score = np.zeros((k + 1, k), dtype=np.int64)
     stats = np.zeros(3, dtype=np.int64)   # depth, nodes, outcome
     gone = np.zeros(words, dtype=np.uint64)
+    masks = np.zeros((k + 1, 2 * k, words), dtype=np.uint64)
+    masks[0, :k] = _pack(allowed, words)
+    masks[0, k:] = _pack(allowed.T, words)
     if narrow:
         attacks = _attacks(rows, cols, col_index, col_base)
-        row_masks = np.zeros((k + 1, k), dtype=np.uint64)
-        col_masks = np.zeros((k + 1, k), dtype=np.uint64)
-        row_masks[0] = _pack(allowed, 1)[:, 0]
-        col_masks[0] = _pack(allowed.T, 1)[:, 0]
         open_rows = np.zeros(k + 1, dtype=np.uint64)
         open_cols = np.zeros(k + 1, dtype=np.uint64)
         open_rows[0] = open_cols[0] = np.uint64((1 << k) - 1)
+        counts = np.zeros((1, 1), dtype=np.int64)
     else:
-        masks = np.zeros((k + 1, 2 * k, words), dtype=np.uint64)
+        attacks = np.zeros((1, 1, 1), dtype=np.uint64)
+        open_rows = open_cols = np.zeros(1, dtype=np.uint64)
         counts = np.zeros((k + 1, 2 * k), dtype=np.int64)
-        masks[0, :k] = _pack(allowed, words)
-        masks[0, k:] = _pack(allowed.T, words)
         counts[0, :k] = allowed.sum(axis=1)
         counts[0, k:] = allowed.sum(axis=0)
     proving = proof is not None and sink is not None
@@ -186,15 +185,10 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
             return SearchOutcome(None, False, int(stats[1]), time.perf_counter() - started)
         chunk_started = time.perf_counter()
         nodes_before = int(stats[1])
-        if narrow:
-            kernels.search_narrow(k, attacks, row_masks, col_masks, open_rows, open_cols, line, remaining,
-                                  score, picks, stats, budget, order, proving, owners, cell_lines, cells,
-                                  pairs, alo, children, chain, falsified_at, levels, out, room, proof_state,
-                                  gone)
-        else:
-            kernels.search(k, words, rows, cols, col_index, col_base, masks, counts, line, remaining, score,
-                           picks, stats, budget, order, proving, owners, cell_lines, cells, pairs, alo,
-                           children, chain, falsified_at, levels, out, room, proof_state, gone)
+        kernels.search(narrow, k, words, rows, cols, col_index, col_base, masks, counts, open_rows, open_cols,
+                       attacks, line, remaining, score, picks, stats, budget, order, proving, owners,
+                       cell_lines, cells, pairs, alo, children, chain, falsified_at, levels, out, room,
+                       proof_state, gone)
         if proving:
             if proof_state[3]:
                 raise RuntimeError("the proof kernel found a removed cell that no decision removed")
