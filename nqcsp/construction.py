@@ -18,6 +18,8 @@ BYTES_PER_QUEEN = 16
 CLOSED_FORM_S_PER_QUEEN = 4e-9
 IMAGE_S_PER_QUEEN = 1.2e-8
 MODULAR_S_PER_QUEEN = 8e-9
+# Rows searched at a time for the columns of mandatory queens (np.isin's temporaries are chunk-sized).
+_CHUNK = 1 << 22
 
 
 def _index_dtype(n: int) -> type[np.signedinteger]:
@@ -63,20 +65,27 @@ def modular(n: int, shift: int) -> np.ndarray:
     return cols.astype(_index_dtype(n), copy=False)
 
 
-def permutation_near(problem: Problem) -> np.ndarray:
-    """A permutation holding every mandatory queen and close to a solution: a hint for complete backends.
+def near_solution(n: int, queens: np.ndarray) -> np.ndarray:
+    """A permutation holding every mandatory queen (rows and columns distinct, ``(k, 2)`` cells) and
+    otherwise the closed-form solution (the identity for n = 2, 3), in the closed form's dtype.
 
-    The closed-form solution (the identity for n = 2, 3), then for each mandatory queen (r, c) rows r and
-    "the row holding c" swap columns; only the few queens moved can attack each other. Never trusted.
+    Each mandatory row takes its column from the free row holding it, which gets a column the mandatory rows
+    gave up; only the few queens moved can attack. Memory: the columns plus a chunk, never an inverse
+    (at n = 10^9 an int64 inverse alone would be 8 GB).
     """
-    n = problem.n
-    cols = closed_form(n).astype(np.int64) if n == 1 or n >= 4 else np.arange(n, dtype=np.int64)
-    row_of_col = np.empty(n, dtype=np.int64)
-    row_of_col[cols] = np.arange(n)
-    for row, col in problem.queens:
-        other_row, other_col = row_of_col[col], cols[row]
-        cols[row], cols[other_row] = col, other_col
-        row_of_col[col], row_of_col[other_col] = row, other_row
+    cols = closed_form(n) if n == 1 or n >= 4 else np.arange(n, dtype=_index_dtype(n))
+    if len(queens) == 0:
+        return cols
+    rows, wanted = queens[:, 0], queens[:, 1]
+    holders = np.concatenate([np.flatnonzero(np.isin(cols[start:start + _CHUNK], wanted)) + start
+                              for start in range(0, n, _CHUNK)])
+    given_up = np.setdiff1d(cols[rows], wanted)
+    cols[rows] = wanted
+    cols[np.setdiff1d(holders, rows)] = given_up  # as many rows as columns: both sets miss the same queens
     return cols
 
 
+def permutation_near(problem: Problem) -> np.ndarray:
+    """A permutation holding every mandatory queen and close to a solution: a hint for complete backends
+    (``near_solution`` as int64). Never trusted."""
+    return near_solution(problem.n, problem.queen_array).astype(np.int64, copy=False)
