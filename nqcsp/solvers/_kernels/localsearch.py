@@ -26,9 +26,8 @@ except for the last few random ones.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import binding, ir
 
-from nqcsp._jit import cgutils, intrinsic, njit, types
+from nqcsp._jit import njit, prefetch
 
 # Indices into the int64 state array.
 PHASE = 0
@@ -72,25 +71,6 @@ def diagonal_bytes(n: int) -> int:
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-_PREFETCH_NAME = "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
-
-
-@intrinsic
-def prefetch(typingctx, array, index):
-    """Ask the CPU to fetch array[index] into cache, without waiting (at n = 10^8 nearly every counter
-    lookup is a cache and TLB miss, and latency, not bandwidth, bounds the greedy start)."""
-    def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        byte_ptr = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(8).as_pointer())
-        int32 = ir.IntType(32)
-        signature_ir = ir.FunctionType(ir.VoidType(), [byte_ptr.type, int32, int32, int32])
-        fn = cgutils.get_or_insert_function(builder.module, signature_ir, _PREFETCH_NAME)
-        # read, high temporal locality, data cache
-        builder.call(fn, [byte_ptr, ir.Constant(int32, 0), ir.Constant(int32, 3), ir.Constant(int32, 1)])
-        return context.get_dummy_value()
-    return types.void(array, types.int64), codegen
 
 
 @njit(cache=True)
