@@ -404,3 +404,15 @@ def test_the_default_start_is_the_construction_only_for_big_boards():
     for result in (small, big, greedy):
         assert result.status is Status.SAT and verify(result.problem.n, result.columns, [(0, 3)])
     assert big.stats["initial_conflicts"] < 10 < greedy.stats["initial_conflicts"]
+
+
+def test_a_constructed_start_that_would_not_fit_in_the_time_left_gives_way_to_the_greedy_one():
+    # Building the near-solution cannot be interrupted (about 1.5 s at 10^8); the greedy start can.
+    from nqcsp.solvers.localsearch import constructed_start
+
+    n = 10**8
+    assert constructed_start(n, "auto", Limits.unlimited())
+    assert constructed_start(n, "construction", Limits.start(time_limit=60))
+    assert not constructed_start(n, "construction", Limits.start(time_limit=0.5))
+    assert not constructed_start(n, "greedy", Limits.unlimited())
+    assert not constructed_start(1000, "auto", Limits.unlimited())

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.construction import near_solution
+from nqcsp.construction import NEAR_SOLUTION_S_PER_QUEEN, near_solution
 from nqcsp.lazy import load, loaded
 from nqcsp.limits import Limits, time_limit_reason
 from nqcsp.problem import Problem
@@ -42,10 +42,13 @@ _CHUNK_SHARE = 0.03
 CONSTRUCTED_START_MIN_N = 1 << 20
 
 
-def constructed_start(n: int, start: str) -> bool:
+def constructed_start(n: int, start: str, limits: Limits) -> bool:
     """Whether the first attempt starts from the near-solution (``start`` is "auto", "greedy" or
-    "construction")."""
-    return start == "construction" or (start == "auto" and n >= CONSTRUCTED_START_MIN_N)
+    "construction"): only when building it, which cannot be interrupted, fits in the time left; else the
+    greedy start, which runs in chunks between looks at the clock."""
+    remaining = limits.remaining()
+    fits = remaining is None or NEAR_SOLUTION_S_PER_QUEEN * n <= remaining
+    return fits and (start == "construction" or (start == "auto" and n >= CONSTRUCTED_START_MIN_N))
 
 
 def default_tail(n: int) -> int:
@@ -142,8 +145,8 @@ class _LocalSearch:
         state[kernels.SCAN_LIMIT] = _SCAN_LIMIT
         state[kernels.FREE_ROWS] = n - len(mandatory)
         self._configure(state, options, n, tail, kernels)
-        start = str(options.get("start") or "auto")
-        if constructed_start(n, start):
+        constructed = constructed_start(n, str(options.get("start") or "auto"), limits)
+        if constructed:
             q = near_solution(n, mandatory)
             state[kernels.CONSTRUCTED] = 1
         else:
@@ -153,8 +156,7 @@ class _LocalSearch:
         kernel_s, chunks = _run_in_chunks(step, state, kernels, clock)
         stats.update(iterations=int(state[kernels.ITERATIONS]), restarts=int(state[kernels.RESTARTS]),
                      initial_conflicts=int(state[kernels.INITIAL_CONFLICTS]), kernel_s=kernel_s,
-                     chunks=chunks, tail=tail, start=start if start != "auto" else
-                     ("construction" if constructed_start(n, start) else "greedy"))
+                     chunks=chunks, tail=tail, start="construction" if constructed else "greedy")
         phase = state[kernels.PHASE]
         if phase == kernels.SOLVED:
             return Result(problem, Status.SAT, self.name, columns=columns_array(q, n), stats=stats)
