@@ -12,6 +12,8 @@ the two queens.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from collections.abc import Callable, Iterable
 
@@ -23,8 +25,10 @@ from nqcsp.problem import as_board_size, queen_array
 
 _CHUNK = 1 << 20
 _FUSED_MAX_N = 1 << 28
-# Below this the numpy path is faster than importing numba (half a second) and loading the kernel.
+# Below this the numpy path is faster than importing numba (half a second) and loading the kernel; once
+# numba is imported (a numba solver found the answer), the kernel is faster from about 10^6 queens on.
 KERNEL_MIN_N = 1 << 24
+KERNEL_MIN_N_NUMBA_LOADED = 1 << 20
 
 # Each family of lines a queen sits on: its index from (row, col), written into ``out`` when one is given,
 # and how many lines there are.
@@ -69,7 +73,8 @@ def find_violation(
     if low < 0 or high >= size:
         row = int(np.flatnonzero((cols < 0) | (cols >= size))[0])
         return f"row {row} has column {int(cols[row])}, outside 0..{size - 1}"
-    if size >= KERNEL_MIN_N and not _shares_a_line(cols, size):
+    kernel_pays = size >= KERNEL_MIN_N or (size >= KERNEL_MIN_N_NUMBA_LOADED and "numba" in sys.modules)
+    if kernel_pays and not _shares_a_line(cols, size):
         return _missing_queen(cols, cells)
     width = min(_CHUNK, size)
     offsets = np.arange(width, dtype=np.int64)
@@ -106,12 +111,23 @@ def _missing_queen(cols: np.ndarray, cells: np.ndarray) -> str | None:
     return None
 
 
+def _idle_cores() -> int:
+    """Cores no other process is using: the usable ones less the 1-minute load average, this process
+    excepted. On the shared 2-core machine at load 3, a second thread made the check at n = 10^9 slower
+    (7.5-9.7 s against 5.6-6.5 s): it only ran in turn with the first."""
+    try:
+        others = max(0.0, os.getloadavg()[0] - 1.0)
+    except OSError:  # no load average on this platform
+        others = 0.0
+    return max(1, cpu_count() - round(others))
+
+
 def _shares_a_line(cols: np.ndarray, size: int, threads: int | None = None) -> bool:
     """Whether two queens share a column or diagonal, by the bit-mark kernel on up to three threads (one
-    per family; with two, one thread takes the columns and the diagonals r - c); every column is already
-    known to be in [0, size)."""
+    per family; with two, one thread takes the columns and the diagonals r - c; by default as many as
+    there are idle cores); every column is already known to be in [0, size)."""
     kernel = load("nqcsp._verify_kernel")
-    threads = max(1, min(threads or cpu_count(), 3))
+    threads = max(1, min(threads or _idle_cores(), 3))
     counts = (size, 2 * size - 1, 2 * size - 1)
     bits = [np.zeros((count + 63) // 64, dtype=np.uint64) for count in counts]
     owner = (0, 1 % threads, 2 % threads)  # the thread checking each family
