@@ -69,8 +69,9 @@ def modular(n: int, shift: int) -> np.ndarray:
 
 
 def near_solution(n: int, queens: np.ndarray) -> np.ndarray:
-    """A permutation holding every mandatory queen (rows and columns distinct, ``(k, 2)`` cells) and
-    otherwise the closed-form solution (the identity for n = 2, 3), in the closed form's dtype.
+    """A permutation holding the mandatory queens (``(k, 2)`` cells) and otherwise the closed-form
+    solution (the identity for n = 2, 3), in the closed form's dtype. Of queens sharing a row or a column
+    (an UNSAT problem, given a hint all the same) only the first is placed.
 
     Each mandatory row takes its column from the free row holding it, which gets a column the mandatory rows
     gave up; only the few queens moved can attack. Memory: the columns plus a chunk, never an inverse
@@ -79,7 +80,10 @@ def near_solution(n: int, queens: np.ndarray) -> np.ndarray:
     cols = closed_form(n) if n == 1 or n >= 4 else np.arange(n, dtype=_index_dtype(n))
     if len(queens) == 0:
         return cols
-    rows, wanted = queens[:, 0], queens[:, 1]
+    first = np.zeros((2, len(queens)), dtype=np.bool_)
+    for axis in (0, 1):
+        first[axis, np.unique(queens[:, axis], return_index=True)[1]] = True
+    rows, wanted = queens[first.all(axis=0)].T
     holders = np.concatenate([np.flatnonzero(np.isin(cols[start:start + _CHUNK], wanted)) + start
                               for start in range(0, n, _CHUNK)])
     given_up = np.setdiff1d(cols[rows], wanted)

@@ -146,7 +146,7 @@ def _shares_a_line(cols: np.ndarray, size: int, threads: int | None = None) -> b
         helper.join()
     if None in repeats:
         raise RuntimeError("a thread of the verifier's kernel failed: nothing was checked")
-    return any(row >= 0 for row in repeats)  # type: ignore[operator]
+    return any(row is not None and row >= 0 for row in repeats)
 
 
 def _column_array(columns: Iterable[int] | np.ndarray) -> np.ndarray:
