@@ -77,7 +77,8 @@ def test_near_solution_is_a_permutation_holding_the_mandatory_queens(data):
     """Any cells, attacking ones included: a permutation, each queen placed unless an earlier one (in
     the problem's sorted order) holds its row or column; only queens moved for them can attack."""
     n = data.draw(st.integers(1, 60), label="n")
-    cells = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=6,
+    # Up to 2 queens are searched for by comparison, more through a table: both paths.
+    cells = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=14,
                                unique=True), label="cells")
     queens = Problem(n, cells).queen_array
     cols = near_solution(n, queens).tolist()
