@@ -393,17 +393,20 @@ def test_constructed_start_solves_instances_taken_from_a_solution(data):
         assert len(mandatory) >= 3
 
 
-def test_the_default_start_is_the_construction_only_for_big_boards():
+def test_the_default_start_is_the_construction_only_for_big_boards_without_queens():
     from nqcsp.solvers.localsearch import CONSTRUCTED_START_MIN_N
 
-    small = solve(1000, [(0, 3)], solver="qs4", seed=1)
-    big = solve(CONSTRUCTED_START_MIN_N, [(0, 3)], solver="qs4", seed=1)
-    greedy = solve(CONSTRUCTED_START_MIN_N, [(0, 3)], solver="qs4", seed=1, start="greedy")
-    assert (small.stats["start"], big.stats["start"], greedy.stats["start"]) == (
-        "greedy", "construction", "greedy")
-    for result in (small, big, greedy):
-        assert result.status is Status.SAT and verify(result.problem.n, result.columns, [(0, 3)])
-    assert big.stats["initial_conflicts"] < 10 < greedy.stats["initial_conflicts"]
+    n = CONSTRUCTED_START_MIN_N
+    small = solve(1000, solver="qs4", seed=1)
+    empty = solve(n, solver="qs4", seed=1)
+    queen = solve(n, [(0, 3)], solver="qs4", seed=1)
+    asked = solve(n, [(0, 3)], solver="qs4", seed=1, start="construction")
+    assert [r.stats["start"] for r in (small, empty, queen, asked)] == [
+        "greedy", "construction", "greedy", "construction"]
+    for result, queens in ((small, []), (empty, []), (queen, [(0, 3)]), (asked, [(0, 3)])):
+        assert result.status is Status.SAT and verify(result.problem.n, result.columns, queens)
+    assert empty.stats["initial_conflicts"] == 0
+    assert asked.stats["initial_conflicts"] < 10 < queen.stats["initial_conflicts"]
 
 
 def test_a_constructed_start_that_would_not_fit_in_the_time_left_gives_way_to_the_greedy_one():
@@ -411,8 +414,9 @@ def test_a_constructed_start_that_would_not_fit_in_the_time_left_gives_way_to_th
     from nqcsp.solvers.localsearch import constructed_start
 
     n = 10**8
-    assert constructed_start(n, "auto", Limits.unlimited())
-    assert constructed_start(n, "construction", Limits.start(time_limit=60))
-    assert not constructed_start(n, "construction", Limits.start(time_limit=0.5))
-    assert not constructed_start(n, "greedy", Limits.unlimited())
-    assert not constructed_start(1000, "auto", Limits.unlimited())
+    assert constructed_start(n, "auto", Limits.unlimited(), 0)
+    assert not constructed_start(n, "auto", Limits.unlimited(), 1)
+    assert constructed_start(n, "construction", Limits.start(time_limit=60), 1)
+    assert not constructed_start(n, "construction", Limits.start(time_limit=0.5), 1)
+    assert not constructed_start(n, "greedy", Limits.unlimited(), 0)
+    assert not constructed_start(1000, "auto", Limits.unlimited(), 0)

@@ -34,21 +34,25 @@ _CHUNK_S = 0.25
 _CHUNK_SHARE = 0.03
 
 
-# From this n on, the default start of the first attempt is the closed-form solution with the mandatory
-# queens swapped in (``start="auto"``): the greedy start is a chain of random lookups into counters far
-# beyond the cache (about 40 ns a try, 13 s at n = 10^8), while the near-solution is written and counted
-# in memory order and leaves a handful of conflicts for the repair. Below it the greedy start is cheap and
-# gives every seed its own board.
+# ``start="construction"``: the first attempt starts from the closed-form solution with the mandatory
+# queens swapped in. The greedy start is a chain of random lookups into counters far beyond the cache
+# (about 40 ns a try, 13 s at n = 10^8), while the near-solution is written and counted in memory order:
+# at 10^8 about 1 s in all. But the closed form is rigid: every line of the middle band of one diagonal
+# family is taken, so a conflict in a middle row has nowhere to go, and the repair succeeded for only 6
+# of 40 random single queens at n = 2^21 (the others fell back to the greedy start, having spent about
+# 0.7 s at 10^8 on the attempt). So ``"auto"`` takes the construction only where it cannot fail: big
+# boards without mandatory queens (the closed form itself, no conflict).
 CONSTRUCTED_START_MIN_N = 1 << 20
 
 
-def constructed_start(n: int, start: str, limits: Limits) -> bool:
+def constructed_start(n: int, start: str, limits: Limits, queens: int) -> bool:
     """Whether the first attempt starts from the near-solution (``start`` is "auto", "greedy" or
-    "construction"): only when building it, which cannot be interrupted, fits in the time left; else the
-    greedy start, which runs in chunks between looks at the clock."""
+    "construction"; ``queens`` mandatory ones): only when building it, which cannot be interrupted,
+    fits in the time left; else the greedy start, which runs in chunks between looks at the clock."""
     remaining = limits.remaining()
     fits = remaining is None or NEAR_SOLUTION_S_PER_QUEEN * n <= remaining
-    return fits and (start == "construction" or (start == "auto" and n >= CONSTRUCTED_START_MIN_N))
+    automatic = start == "auto" and n >= CONSTRUCTED_START_MIN_N and queens == 0
+    return fits and (start == "construction" or automatic)
 
 
 def default_tail(n: int) -> int:
@@ -145,7 +149,7 @@ class _LocalSearch:
         state[kernels.SCAN_LIMIT] = _SCAN_LIMIT
         state[kernels.FREE_ROWS] = n - len(mandatory)
         self._configure(state, options, n, tail, kernels)
-        constructed = constructed_start(n, str(options.get("start") or "auto"), limits)
+        constructed = constructed_start(n, str(options.get("start") or "auto"), limits, len(mandatory))
         if constructed:
             q = near_solution(n, mandatory)
             state[kernels.CONSTRUCTED] = 1
