@@ -38,6 +38,7 @@ def _import_numba() -> None:
 
 _import_numba()
 
+from llvmlite import binding, ir  # noqa: E402
 from numba import njit  # noqa: E402
 from numba.core import cgutils, types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
@@ -51,4 +52,24 @@ def njit_unrefcounted(**options: Any) -> Any:
     return njit(_nrt=False, **options)  # type: ignore[call-overload]
 
 
-__all__ = ["cgutils", "intrinsic", "njit", "njit_unrefcounted", "types"]
+_PREFETCH_NAME = "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the CPU to fetch array[index] into cache, without waiting: for loops of random lookups into
+    tables far beyond the cache (qs4's greedy start, the verifier's bit marks), which latency, not
+    bandwidth, bounds."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        byte_ptr = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(8).as_pointer())
+        int32 = ir.IntType(32)
+        signature_ir = ir.FunctionType(ir.VoidType(), [byte_ptr.type, int32, int32, int32])
+        fn = cgutils.get_or_insert_function(builder.module, signature_ir, _PREFETCH_NAME)
+        # read, high temporal locality, data cache
+        builder.call(fn, [byte_ptr, ir.Constant(int32, 0), ir.Constant(int32, 3), ir.Constant(int32, 1)])
+        return context.get_dummy_value()
+    return types.void(array, types.int64), codegen
+
+
+__all__ = ["cgutils", "intrinsic", "njit", "njit_unrefcounted", "prefetch", "types"]

@@ -13,12 +13,11 @@ from nqcsp.residual import need_residual_memory, residual_of
 from nqcsp.result import InputError, InternalSolverError, MissingDependency, Result, Status, columns_array
 from nqcsp.solvers import options_for, require_installed
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
-from nqcsp.verifier import find_violation
+from nqcsp.verifier import find_violation, marks_bytes
 
-# The verifier's cost, measured at n = 10^8 (about 18 ns and 5 bytes of marks per queen; 2 bytes past
-# 2**28 queens), with margin, and its chunk buffers (int64 rows, columns and line indices of 2^20 queens).
+# The verifier's time, measured at n = 10^8 (about 18 ns per queen on the numpy path), with margin, and
+# its chunk buffers (int64 rows, columns and line indices of 2^20 queens); its marks: ``marks_bytes``.
 VERIFY_S_PER_QUEEN = 2.5e-8
-VERIFY_BYTES_PER_QUEEN = 6
 VERIFY_CHUNK_BYTES = 5 * 8 << 20
 # A Problem whose n exceeds this is refused outright: no array of that many queens can be indexed.
 MAX_N = 2**62
@@ -84,7 +83,7 @@ def verified(result: Result, limits: Limits) -> Result:
     if result.columns is None:
         raise InternalSolverError(f"solver {result.solver!r} answered SAT for {problem} without a solution")
     # The columns stay alive while they are checked: the call's peak is theirs plus the verifier's marks.
-    limits.need_memory("verify", VERIFY_BYTES_PER_QUEEN * n + VERIFY_CHUNK_BYTES + result.columns.nbytes,
+    limits.need_memory("verify", marks_bytes(n) + VERIFY_CHUNK_BYTES + result.columns.nbytes,
                        f"checking {n} queens")
     limits.need_time("verify", VERIFY_S_PER_QUEEN * n)
     started = time.perf_counter()

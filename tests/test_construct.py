@@ -2,10 +2,12 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from naive import naive_is_solution
 
 from nqcsp import Problem, Status, solve, verify
-from nqcsp.construction import closed_form, modular
+from nqcsp.construction import closed_form, modular, near_solution
 from nqcsp.limits import Limits
 from nqcsp.solvers.construct import ConstructSolver
 from nqcsp.symmetry import SYMMETRIES, covers, transform
@@ -67,3 +69,27 @@ def test_huge_board_is_constructed_and_verified():
 def test_unknown_options_are_rejected():
     with pytest.raises(TypeError, match="bogus"):
         solve(8, solver="construct", bogus=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_near_solution_is_a_permutation_holding_the_mandatory_queens(data):
+    """Any cells, attacking ones included: a permutation, each queen placed unless an earlier one (in
+    the problem's sorted order) holds its row or column; only queens moved for them can attack."""
+    n = data.draw(st.integers(1, 60), label="n")
+    # Up to 2 queens are searched for by comparison, more through a table: both paths.
+    cells = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=14,
+                               unique=True), label="cells")
+    queens = Problem(n, cells).queen_array
+    cols = near_solution(n, queens).tolist()
+    assert sorted(cols) == list(range(n))
+    taken_rows, taken_cols = set(), set()
+    for row, col in queens.tolist():
+        if row not in taken_rows and col not in taken_cols:
+            assert cols[row] == col
+        taken_rows.add(row)
+        taken_cols.add(col)
+    if n >= 4:
+        base = closed_form(n).tolist()
+        moved = sum(a != b for a, b in zip(cols, base, strict=True))
+        assert moved <= 2 * len(cells)

@@ -310,3 +310,113 @@ def test_a_memory_limit_below_the_calls_peak_is_refused_not_exceeded():
         tracemalloc.stop()
     result = solve(n, solver="qs4", seed=1, memory_limit=int(0.95 * peak))
     assert result.status is Status.UNKNOWN and "memory limit" in result.stats["reason"]
+
+
+def _kernel_run(n, mandatory, seed, constructed, tail, max_failed):
+    """A qs4 run driven directly, one unit of budget per call, as the Python layer would set it up."""
+    from nqcsp.construction import near_solution
+
+    cells = np.array(sorted(mandatory), dtype=np.int64).reshape(-1, 2)
+    rows, cols = cells[:, 0].copy(), cells[:, 1].copy()
+    fixed = np.zeros((n + 7) // 8, dtype=np.uint8)
+    for r in rows:
+        fixed[r >> 3] |= 1 << (r & 7)
+    state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
+    state[kernels.GREEDY_END] = n - tail
+    state[kernels.MAX_RESTARTS] = 50
+    state[kernels.SCAN_LIMIT] = 4096
+    state[kernels.FREE_ROWS] = n - len(rows)
+    state[kernels.MAX_FAILED] = max_failed
+    state[kernels.CONSTRUCTED] = int(constructed)
+    q = near_solution(n, cells) if constructed else np.zeros(n, dtype=np.int32)
+    diag = np.zeros(kernels.diagonal_bytes(n), dtype=np.uint8)
+    work = np.zeros(4 * n + 64, dtype=np.int64)
+    rng = np.array([seed], dtype=np.uint64)
+    return q, diag, fixed, rows, cols, np.sort(cols), work, state, rng
+
+
+def _check_repair_start(n, q, diag, work, state, fixed_rows):
+    """What the repair may rely on when it starts: exact counters, and on every line holding two or more
+    queens all of them but at most one listed, never a mandatory queen."""
+    assert np.array_equal(diag, naive_counters(n, q.tolist())[1])
+    assert state[kernels.COLLISIONS] == naive_collisions(n, q.tolist())  # a permutation: no column term
+    listed = set(work[: state[kernels.WORK_SIZE]].tolist())
+    assert not listed & set(fixed_rows)
+    for key in (lambda r, c: r + c, lambda r, c: r - c):
+        lines = {}
+        for r, c in enumerate(q.tolist()):
+            lines.setdefault(key(r, c), []).append(r)
+        for on_line in lines.values():
+            assert sum(r not in listed for r in on_line) <= 1
+
+
+@pytest.mark.parametrize("constructed", [False, True])
+def test_every_attempt_starts_the_repair_from_exact_counters(constructed):
+    # A restart used to keep the cursor where the greedy phase had stopped: the next set-up then skipped
+    # clearing the counters and filled only the tail rows, and the attempt on doubled counters overflowed
+    # and was thrown away: every restart from the repair cost two of the restart budget.
+    n, mandatory = 60, [(3, 17), (40, 2)]
+    run = _kernel_run(n, mandatory, seed=5, constructed=constructed, tail=12, max_failed=3)
+    q, diag, _, rows, _, _, work, state, _ = run
+    repairs_started = 0
+    was_repairing = False
+    for _ in range(200_000):
+        kernels.run_qs4(*run, 1)
+        repairing = state[kernels.PHASE] == kernels.REPAIR
+        if repairing and not was_repairing:
+            repairs_started += 1
+            _check_repair_start(n, q, diag, work, state, rows.tolist())
+        was_repairing = repairing
+        if state[kernels.PHASE] >= kernels.SOLVED:
+            break
+    # Every attempt reaches the repair (refused swaps are the only reason to restart here); the old code
+    # reached it in 10 of 51 attempts.
+    assert repairs_started >= 3 and state[kernels.RESTARTS] <= repairs_started
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_constructed_start_solves_instances_taken_from_a_solution(data):
+    """The near-solution start (closed form, mandatory queens swapped in) on small boards, checked by
+    the naive checker; restarts fall back to the greedy start."""
+    n = data.draw(st.integers(min_value=4, max_value=60), label="n")
+    base = closed_form(n)[::-1].tolist()  # a solution, mirrored: not the start's own board
+    rows = data.draw(st.lists(st.integers(0, n - 1), max_size=min(n - 2, 4), unique=True), label="rows")
+    mandatory = [(r, base[r]) for r in rows]
+    result = solve(n, mandatory, solver="qs4", seed=data.draw(st.integers(0, 2**63 - 1)),
+                   start="construction")
+    assert result.stats["start"] == "construction"
+    assert result.status is not Status.UNSAT
+    if result.status is Status.SAT:
+        assert naive_is_solution(n, result.columns.tolist(), mandatory)
+    else:
+        assert len(mandatory) >= 3
+
+
+def test_the_default_start_is_the_construction_only_for_big_boards_without_queens():
+    from nqcsp.solvers.localsearch import CONSTRUCTED_START_MIN_N
+
+    n = CONSTRUCTED_START_MIN_N
+    small = solve(1000, solver="qs4", seed=1)
+    empty = solve(n, solver="qs4", seed=1)
+    queen = solve(n, [(0, 3)], solver="qs4", seed=1)
+    asked = solve(n, [(0, 3)], solver="qs4", seed=1, start="construction")
+    assert [r.stats["start"] for r in (small, empty, queen, asked)] == [
+        "greedy", "construction", "greedy", "construction"]
+    for result, queens in ((small, []), (empty, []), (queen, [(0, 3)]), (asked, [(0, 3)])):
+        assert result.status is Status.SAT and verify(result.problem.n, result.columns, queens)
+    assert empty.stats["initial_conflicts"] == 0
+    assert asked.stats["initial_conflicts"] < 10 < queen.stats["initial_conflicts"]
+
+
+def test_a_constructed_start_that_would_not_fit_in_the_time_left_gives_way_to_the_greedy_one():
+    # Building the near-solution cannot be interrupted (about 1.5 s at 10^8); the greedy start can.
+    from nqcsp.solvers.localsearch import constructed_start
+
+    n = 10**8
+    assert constructed_start(n, "auto", Limits.unlimited(), 0)
+    assert not constructed_start(n, "auto", Limits.unlimited(), 1)
+    assert constructed_start(n, "construction", Limits.start(time_limit=60), 1)
+    assert not constructed_start(n, "construction", Limits.start(time_limit=0.5), 1)
+    assert not constructed_start(n, "greedy", Limits.unlimited(), 0)
+    assert not constructed_start(1000, "auto", Limits.unlimited(), 0)

@@ -100,3 +100,43 @@ def test_each_family_is_checked_in_separate_passes_as_in_one(monkeypatch, fused_
 def test_a_column_beyond_64_bits_is_false_not_an_overflow():
     assert verify(4, [1, 3, 0, 2**63]) is False
     assert "outside" in find_violation(4, [1, 3, 0, -(2**64)])
+
+
+@st.composite
+def in_range_boards(draw, max_n=300):
+    """Columns all on the board: solutions, solutions with two rows swapped, or any columns at all."""
+    n = draw(st.sampled_from([1, 2, 3] + list(range(4, max_n))))
+    kind = draw(st.sampled_from(["solution", "swap", "any"]))
+    if kind == "any" or n < 4:
+        return n, draw(st.lists(st.integers(0, n - 1), min_size=n, max_size=n))
+    cols = closed_form(n).tolist()[::draw(st.sampled_from([1, -1]))]
+    if kind == "swap":
+        a, b = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+        cols[a], cols[b] = cols[b], cols[a]
+    return n, cols
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=in_range_boards(), threads=st.integers(1, 4))
+def test_bit_mark_kernel_agrees_with_naive(case, threads):
+    """The big-board path on small boards, with the families split over 1 to 3 threads."""
+    pytest.importorskip("numba")
+    from nqcsp import verifier
+
+    n, cols = case
+    dtype = np.dtype(">i8" if n % 2 else "<i4")  # either byte order
+    assert verifier._shares_a_line(np.array(cols, dtype=dtype), n, threads) == (
+        not naive_is_solution(n, cols))
+
+
+@settings(max_examples=200, deadline=None)
+@given(near_misses())
+def test_verify_through_the_kernel_agrees_with_naive(case):
+    pytest.importorskip("numba")
+    from nqcsp import verifier
+
+    n, cols, mandatory = case
+    expected = naive_is_solution(n, cols, mandatory)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(verifier, "KERNEL_MIN_N", 0)
+        assert (find_violation(n, np.array(cols), mandatory) is None) == expected

@@ -53,6 +53,10 @@ _LOCAL_SEARCH_OPTIONS = (
     Option("max_restarts", None, "int", "attempts after the first (default: by n)", low=0, high=_BIG),
     Option("tail", None, "int", "queens placed at random after the greedy start (default: by n)",
            low=0, high=_BIG),
+    Option("start", "auto", "choice", "first attempt's start: random greedy, or the closed-form solution "
+           "with the mandatory queens swapped in ('auto': construction only from n = 2^20 on without "
+           "mandatory queens)",
+           choices=("auto", "greedy", "construction")),
 )
 
 _SPECS: tuple[BackendSpec, ...] = (
