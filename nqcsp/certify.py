@@ -179,7 +179,8 @@ class ConcurrentLratCheck:
         try:
             from nqcsp import lrat
 
-            self.stream = lrat.LratStream(self._cnf)
+            if not self._abandoned:   # a solution found at once: the formula need not be read
+                self.stream = lrat.LratStream(self._cnf)
         except Exception as exc:  # the check is lost, never the search: it drains on
             self.failure, self._abandoned = f"the checker could not start: {exc!r}", True
         while (piece := self._pieces.get()) is not None:

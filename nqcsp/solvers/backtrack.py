@@ -88,7 +88,8 @@ class BacktrackSolver:
         plan, no_proof = _proof_plan(residual, limits) if proof and free else (None, "not asked for")
         # The proof stays in memory up to a sixteenth of the budget (16 MiB at most), past that in a
         # temporary file, up to a quarter of the budget; the check itself holds only what is live.
-        check = ConcurrentLratCheck(plan[0].dimacs(), limits, min(KEEP_PROOF_BYTES, limits.memory // 16),
+        cnf = plan[0].dimacs() if plan else b""
+        check = ConcurrentLratCheck(cnf, limits, min(KEEP_PROOF_BYTES, limits.memory // 16),
                                     limits.memory // 4) if plan else None
         try:
             outcome = first_solution(residual, limits, proof=plan[1] if plan else None,
@@ -112,7 +113,7 @@ class BacktrackSolver:
             stats[SOLVE_S] = clock.elapsed()
             details: dict[str, Any] = {
                 "search": "backtrack",
-                "cnf": plan[0].dimacs(),
+                "cnf": cnf,
                 "proof": check.proof(),
                 "format": "binary",
                 "nodes": outcome.nodes,
