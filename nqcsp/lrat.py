@@ -101,7 +101,7 @@ class LratStream:
     binary, per newline in text)."""
 
     def __init__(self, cnf: bytes | str) -> None:
-        self._kernel = load("nqcsp._lrat_kernel")  # under the lazy-import lock: threads may check at once
+        kernel = load("nqcsp._lrat_kernel")  # under the lazy-import lock: threads may check at once
         self.cnf = cnf.encode("ascii", errors="replace") if isinstance(cnf, str) else bytes(cnf)
         self.verdict: LratVerdict | None = None
         self.proof_bytes = 0
@@ -111,7 +111,7 @@ class LratStream:
         self._outcome = np.zeros(2, dtype=np.int64)
         started = time.perf_counter()
         (self._vars, clauses, self._starts, self._lengths, self._alive, self._store,
-         used) = self._kernel.read_formula(_as_array(self.cnf), _TABLE_ROOM, self._outcome)
+         used) = kernel.read_formula(_as_array(self.cnf), _TABLE_ROOM, self._outcome)
         self._limit = clauses + 1
         self._state = np.array([used, clauses, 0, 0, 0], dtype=np.int64)
         self._value = np.zeros(self._vars + 1, dtype=np.int8)
@@ -129,7 +129,7 @@ class LratStream:
         if not len(steps):
             return True
         if self._binary is None:
-            self._binary = is_binary(bytes(steps[:1])) if not len(self._tail) else self._binary
+            self._binary = is_binary(bytes(steps[:1]))
         marker = ord("a") if self._binary else ord("\n")
         self._limit += sum(int(np.count_nonzero(steps[at:at + _COUNT_SLICE] == marker))
                            for at in range(0, len(steps), _COUNT_SLICE))
@@ -151,6 +151,7 @@ class LratStream:
         return self.verdict
 
     def _run(self, steps: np.ndarray, final: bool) -> None:
+        kernel = load("nqcsp._lrat_kernel")
         started = time.perf_counter()
         if self._limit > len(self._starts):
             size = max(self._limit, 2 * len(self._starts))
@@ -159,16 +160,16 @@ class LratStream:
             self._alive = _resized(self._alive, size)
         self._state[4] = 0
         while True:
-            self._kernel.check_steps(
+            kernel.check_steps(
                 steps, bool(self._binary), final, self._limit, self._vars, self._starts, self._lengths,
                 self._alive, self._store, self._value, self._trail, self._state, self._outcome)
-            if self._outcome[0] != self._kernel.GROW:
+            if self._outcome[0] != kernel.GROW:
                 break
             used = int(self._state[0])
             bigger = np.empty(max(2 * len(self._store), 4 * used + (1 << 20)), dtype=self._store.dtype)
             bigger[:used] = self._store[:used]
             self._store = bigger
-        if self._outcome[0] == self._kernel.MORE and not final:
+        if self._outcome[0] == kernel.MORE and not final:
             if self._binary:
                 self._tail = steps[int(self._state[4]):].copy()
         else:
@@ -193,12 +194,6 @@ class LratStream:
         state = "undecided" if self.verdict is None else self.verdict.reason
         return f"LratStream({self.proof_bytes} proof bytes: {state})"
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {key: value for key, value in self.__dict__.items() if key != "_kernel"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._kernel = load("nqcsp._lrat_kernel")
 
 
 def _resized(array: np.ndarray, size: int) -> np.ndarray:
