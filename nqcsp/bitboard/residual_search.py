@@ -78,8 +78,9 @@ def lemma_bytes(free: int) -> int:
 
 
 def proof_room(free: int) -> int:
-    """Bytes of the kernel's lemma buffer: room for many lemmas between two drains."""
-    return max(1 << 22, 4 * lemma_bytes(free))
+    """Bytes of the kernel's lemma buffer: the largest lemma and 4 MB more, so that the pieces drained
+    to the checker are about 4 MB (larger pieces would only cost memory in its queue)."""
+    return lemma_bytes(free) + (1 << 22)
 
 
 def _attacks(rows: np.ndarray, cols: np.ndarray, col_index: np.ndarray, col_base: int) -> np.ndarray:
