@@ -177,6 +177,19 @@ def read_formula(cnf, extra, outcome):
     return num_vars, num_clauses, starts, lengths, alive, store, used
 
 
+@njit_unrefcounted(cache=True, nogil=True, inline="always")
+def _number(proof, pos, binary, final, outcome):
+    """(True, False, the next number of an addition, pos), or False with ``cut`` (the data ends inside the
+    line, and more may come: not ``final``) or ``outcome`` set to "malformed"."""
+    status, value, pos = _next(proof, pos, binary)
+    if status == 1:
+        return True, False, value, pos
+    cut = (status == -3 or (status == 0 and not binary)) and not final
+    if not cut:
+        outcome[0], outcome[1] = 3, -3 if status == 0 else status
+    return False, cut, 0, pos
+
+
 # ``check_steps``' ``state``: literals stored, the last clause number, lemmas checked, hints followed, the
 # first byte not yet read.
 USED, LAST, LEMMAS, HINTS, POS = 0, 1, 2, 3, 4
@@ -266,11 +279,8 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
         conflict = False
         cut = False
         while True:
-            status, lit, pos = _next(proof, pos, binary)
-            if status != 1:
-                cut = status == -3 or (status == 0 and not binary)
-                if not (cut and not final):
-                    outcome[0], outcome[1] = 3, -3 if status == 0 else status
+            ok, cut, lit, pos = _number(proof, pos, binary, final, outcome)
+            if not ok:
                 break
             if lit == 0:
                 break
@@ -294,11 +304,8 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
             elif value[var] != false_value:
                 conflict = True  # the clause holds a literal and its negation: a tautology
         while outcome[0] == MORE and not cut:
-            status, hint, pos = _next(proof, pos, binary)
-            if status != 1:
-                cut = status == -3 or (status == 0 and not binary)
-                if not (cut and not final):
-                    outcome[0], outcome[1] = 3, -3 if status == 0 else status
+            ok, cut, hint, pos = _number(proof, pos, binary, final, outcome)
+            if not ok:
                 break
             if hint == 0:
                 break
