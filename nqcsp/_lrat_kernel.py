@@ -81,16 +81,6 @@ def _next(data, pos, binary):
     return 1, sign * value, pos
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _item(data, pos, binary, outcome):
-    """(True, the next number of a proof line, pos), or False with ``outcome`` set to "malformed"."""
-    status, value, pos = _next(data, pos, binary)
-    if status != 1:
-        outcome[0], outcome[1] = 3, -3 if status == 0 else status
-        return False, 0, pos
-    return True, value, pos
-
-
 @njit(cache=True, nogil=True)
 def _grow(store, used):
     if used < store.shape[0]:
@@ -179,8 +169,8 @@ def read_formula(cnf, extra, outcome):
 
 @njit_unrefcounted(cache=True, nogil=True, inline="always")
 def _number(proof, pos, binary, final, outcome):
-    """(True, False, the next number of an addition, pos), or False with ``cut`` (the data ends inside the
-    line, and more may come: not ``final``) or ``outcome`` set to "malformed"."""
+    """(True, False, the next number of a proof line, pos), or False with ``cut`` (the data ends inside
+    the line, and more may come: not ``final``) or ``outcome`` set to "malformed"."""
     status, value, pos = _next(proof, pos, binary)
     if status == 1:
         return True, False, value, pos
@@ -261,7 +251,7 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
                 pos = line_start
                 break
             while True:
-                ok, gone, pos = _item(proof, pos, binary, outcome)
+                ok, _, gone, pos = _number(proof, pos, binary, True, outcome)  # the line is whole
                 if not ok:
                     return
                 if gone == 0:
