@@ -312,7 +312,7 @@ def test_a_memory_limit_below_the_calls_peak_is_refused_not_exceeded():
     assert result.status is Status.UNKNOWN and "memory limit" in result.stats["reason"]
 
 
-def _kernel_run(n, mandatory, seed, constructed, tail, max_failed):
+def _kernel_run(n, mandatory, seed, constructed, tail, max_failed, scan_limit=4096):
     """A qs4 run driven directly, one unit of budget per call, as the Python layer would set it up."""
     from nqcsp.construction import near_solution
 
@@ -324,7 +324,7 @@ def _kernel_run(n, mandatory, seed, constructed, tail, max_failed):
     state = np.zeros(kernels.STATE_SIZE, dtype=np.int64)
     state[kernels.GREEDY_END] = n - tail
     state[kernels.MAX_RESTARTS] = 50
-    state[kernels.SCAN_LIMIT] = 4096
+    state[kernels.SCAN_LIMIT] = scan_limit
     state[kernels.FREE_ROWS] = n - len(rows)
     state[kernels.MAX_FAILED] = max_failed
     state[kernels.CONSTRUCTED] = int(constructed)
@@ -350,13 +350,15 @@ def _check_repair_start(n, q, diag, work, state, fixed_rows):
             assert sum(r not in listed for r in on_line) <= 1
 
 
-@pytest.mark.parametrize("constructed", [False, True])
-def test_every_attempt_starts_the_repair_from_exact_counters(constructed):
+@pytest.mark.parametrize(("constructed", "scan_limit"), [(False, 4096), (False, 6), (True, 4096)])
+def test_every_attempt_starts_the_repair_from_exact_counters(constructed, scan_limit):
     # A restart used to keep the cursor where the greedy phase had stopped: the next set-up then skipped
     # clearing the counters and filled only the tail rows, and the attempt on doubled counters overflowed
     # and was thrown away: every restart from the repair cost two of the restart budget.
+    # scan_limit=6: greedy rows that find no free cell switch the occupancy bits to counters mid-phase.
     n, mandatory = 60, [(3, 17), (40, 2)]
-    run = _kernel_run(n, mandatory, seed=5, constructed=constructed, tail=12, max_failed=3)
+    run = _kernel_run(n, mandatory, seed=5, constructed=constructed, tail=12, max_failed=3,
+                      scan_limit=scan_limit)
     q, diag, _, rows, _, _, work, state, _ = run
     repairs_started = 0
     was_repairing = False
@@ -370,8 +372,9 @@ def test_every_attempt_starts_the_repair_from_exact_counters(constructed):
         if state[kernels.PHASE] >= kernels.SOLVED:
             break
     # Every attempt reaches the repair (refused swaps are the only reason to restart here); the old code
-    # reached it in 10 of 51 attempts.
-    assert repairs_started >= 3 and state[kernels.RESTARTS] <= repairs_started
+    # reached it in 10 of 51 attempts. With a short scan, crowded greedy rows also restart attempts.
+    assert repairs_started >= 3
+    assert scan_limit < 4096 or state[kernels.RESTARTS] <= repairs_started
 
 
 @settings(max_examples=40, deadline=None)
