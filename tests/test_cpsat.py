@@ -114,6 +114,19 @@ def test_a_local_search_hint_is_used_when_found_and_unsat_boards_stay_unsat(mode
     assert unsat.status is Status.UNSAT and unsat.stats["hint"] == "construction"
 
 
+def test_the_default_hint_is_local_search_from_big_boards_on():
+    from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_N
+
+    n = LOCALSEARCH_HINT_MIN_N
+    big = solve(n, [(0, n // 3)], solver="cpsat", seed=1)
+    small = solve(n - 1, [(0, n // 3)], solver="cpsat", seed=1)
+    asked = solve(n, [(0, n // 3)], solver="cpsat", seed=1, hint="construct")
+    assert [r.stats["hint"] for r in (big, small, asked)] == ["qs4", "construction", "construction"]
+    for result in (big, small, asked):
+        assert result.status is Status.SAT
+        assert naive_is_solution(result.problem.n, result.columns.tolist(), [(0, n // 3)])
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_counts_match_the_known_sequence_and_the_naive_count(model):
     for n, known in enumerate(A000170, start=1):

@@ -11,11 +11,16 @@ Models
 Search settings are keyword options; the defaults (one worker, presolve, symmetry detection, inprocessing
 and the LP relaxation off) are the fastest configuration in ``benchmarks/results/cpsat.md``: on this
 problem every one of those phases costs seconds at n >= 200 and never pays back on a feasible instance.
-``hint="construct"`` (default) adds the closed-form construction, adjusted to meet the mandatory queens,
+``hint="construct"`` adds the closed-form construction, adjusted to meet the mandatory queens,
 as a solution hint: CP-SAT only uses it to order its decisions, so the answer is exactly as trustworthy.
 ``hint="localsearch"`` hints qs4's answer instead when qs4 finds one in a quarter of the time left (the
 construction otherwise): CP-SAT then confirms a complete assignment against its model, without
-branching, so the AllDifferent model is no longer the slow one on big boards (n = 1000 in about 1 s).
+branching, so the AllDifferent model is no longer the slow one on big boards (n = 1000 in about 1 s
+instead of 16 s with the construction's hint, which misleads CP-SAT as soon as a mandatory queen moves a
+few of its rows). ``hint="auto"`` (default) is "localsearch" from ``LOCALSEARCH_HINT_MIN_N`` rows and
+"construct" below, where CP-SAT's own search takes milliseconds. A hint never decides anything: an
+UNSAT board is still CP-SAT's to prove, after qs4 has spent at most its share of time (or its
+restart budget) failing.
 ``expand_alldiff=True`` (default) lets CP-SAT expand the AllDifferents into Boolean at-most-ones.
 
 The call's limits hold at the edges: the model's memory and CP-SAT's uninterruptible loading time are
@@ -65,6 +70,8 @@ LOAD_S_PER_CELL = {"expanded": 15e-6, "boolean": 12e-6}
 # Seconds to import OR-Tools the first time (0.5-1.6 s measured on the shared machine; the low figure,
 # so that only a hopeless deadline is refused).
 ORTOOLS_IMPORT_S = 0.5
+# hint="auto" asks qs4 for the hint from this many rows on.
+LOCALSEARCH_HINT_MIN_N = 100
 # The residual board is built for model="alldiff" when this many times its estimate fits in memory.
 RESIDUAL_SHARE = 4
 # How often the watching thread looks at the deadline and at a pending Ctrl-C.
@@ -452,6 +459,8 @@ class CpSatSolver:
         if line is not None:
             return Result(problem, Status.UNSAT, self.name, certificate=empty_line_certificate(line))
         limits.check_time("build")
+        if config["hint"] == "auto":
+            config = {**config, "hint": "localsearch" if problem.n >= LOCALSEARCH_HINT_MIN_N else "construct"}
         if config["hint"] == "localsearch":
             found = local_search_hint(problem, limits, seed)
             if found is not None:
