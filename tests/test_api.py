@@ -130,6 +130,19 @@ def test_import_is_lazy():
     assert out.stdout.strip() == "False"
 
 
+def test_public_names_load_on_first_use_and_the_blockades_function_survives_its_module():
+    import subprocess
+    import sys
+    code = ("import sys, nqcsp; print('numpy' in sys.modules); import nqcsp.blockades; "
+            "print(callable(nqcsp.blockades), sorted(nqcsp.__all__) == sorted(n for n in dir(nqcsp) "
+            "if not n.startswith('_') and n in nqcsp.__all__), nqcsp.solve(8, [(0, 3)]).status.value, "
+            "nqcsp.portfolio.POLICY.local_search)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "True", "SAT", "qs4"]
+    with pytest.raises(AttributeError, match="no_such_name"):
+        nqcsp.no_such_name  # noqa: B018
+
+
 def test_an_infinite_time_limit_means_none():
     from nqcsp.limits import Limits
 
