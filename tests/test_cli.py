@@ -376,7 +376,8 @@ def _interrupt_after(args, seconds, grace=5.0):
 
 
 @pytest.mark.parametrize("args",
-                         [["solutions", "40"], ["solve", "1500", "--solver", "cpsat"], ["count", "19"]],
+                         [["solutions", "40"], ["solve", "1500", "--solver", "cpsat", "-O", "hint=construct"],
+                          ["count", "19"]],
                          ids=["solutions", "cpsat", "count"])
 def test_ctrl_c_stops_a_long_command_within_a_second(args):
     # `solutions 40` ran one numba call that never returned (only SIGKILL ended it); CP-SAT at n = 1500
