@@ -1,5 +1,6 @@
 """Command line: ``run`` a suite, ``analyze`` result files, ``list`` the suites, ``check-generator``,
-``peers`` (CPU-second ratios against native peers given by path, benchmarks/native_peers.py).
+``peers`` (CPU-second ratios against native peers given by path, benchmarks/native_peers.py), ``compare``
+(a suite's results before and after a change, benchmarks/compare.py).
 
 ``python -m benchmarks run SUITE`` appends to ``./bench-results/SUITE.jsonl`` (``--out DIR`` names another
 directory; ``--publish`` writes to the package's tracked ``benchmarks/results/``). ``analyze`` writes its
@@ -62,6 +63,9 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--seeds", type=int, default=10, help="seeds 0..K-1 per size (default 10)")
 
     sub.add_parser("list", help="the suites and what they hold")
+    sub.add_parser("compare", add_help=False,
+                   help="two result files of a suite, before and after: ratios and regressions "
+                        "(python -m benchmarks compare --help)")
     sub.add_parser("peers", add_help=False,
                    help="side by side with native peers given by path, CPU-second ratios "
                         "(python -m benchmarks peers --help)")
@@ -70,6 +74,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["compare"]:
+        from benchmarks.compare import main as compare_main
+
+        return compare_main(argv[1:])
     if argv[:1] == ["peers"]:
         from benchmarks.native_peers import main as peers_main
 

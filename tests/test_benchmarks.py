@@ -482,3 +482,23 @@ def test_limits_family_has_many_queens_of_a_solution_and_a_columns_writing_task(
     labels = {config.get("label", config["solver"])
               for config in suite["configs"] if isinstance(config, dict)}
     assert {"sat/pairwise", "write-columns"} <= labels
+
+
+def test_compare_flags_wrong_answers_lost_decisions_and_real_slowdowns_only():
+    from benchmarks.compare import compare
+
+    def run(instance, status, wall_s, **extra):
+        return {"config": "qs4", "instance": instance, "seed": 0, "task": "solve", "solver": "qs4",
+                "status": status, "wall_s": wall_s, "verified": status == "SAT", **extra}
+
+    before = [run("a", "SAT", 1.0), run("b", "SAT", 0.001), run("c", "SAT", 1.0), run("d", "UNSAT", 1.0),
+              run("e", "SAT", 2.0)]
+    after = [run("a", "SAT", 2.0), run("b", "SAT", 0.004), run("c", "UNKNOWN", 10.0),
+             run("d", "SAT", 1.0, verified=False), run("e", "SAT", 1.0)]
+    rows, alarms = compare(before, after)
+    kinds = sorted((line.split()[0], line.split()[2].rstrip(":")) for line in alarms)
+    assert kinds == [("SLOWER", "a"), ("UNDECIDED", "c"), ("WRONG", "d")]  # b: 3 ms slower is jitter
+    (row,) = rows
+    assert row["runs"] == 5 and row["decided"] == "5 -> 4" and row["wrong_after"] == 1
+    assert row["worst_ratio"] == 4.0 and row["worst_instance"] == "b"
+    assert abs(row["median_ratio"] - 1.5) < 1e-9  # of 2, 4, 1 (d) and 0.5: the runs decided both times
