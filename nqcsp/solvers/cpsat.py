@@ -70,8 +70,10 @@ LOAD_S_PER_CELL = {"expanded": 15e-6, "boolean": 12e-6}
 # Seconds to import OR-Tools the first time (0.5-1.6 s measured on the shared machine; the low figure,
 # so that only a hopeless deadline is refused).
 ORTOOLS_IMPORT_S = 0.5
-# hint="auto" asks qs4 for the hint from this many rows on.
-LOCALSEARCH_HINT_MIN_N = 100
+# hint="auto" asks qs4 for the hint from this many rows on: below, CP-SAT's own search with the
+# construction's hint takes about as long as loading qs4's kernel (0.08 s against 0.32 s at n = 136 in
+# the codewars suite; 1.5 s against 0.27 s at n = 260).
+LOCALSEARCH_HINT_MIN_N = 200
 # The residual board is built for model="alldiff" when this many times its estimate fits in memory.
 RESIDUAL_SHARE = 4
 # How often the watching thread looks at the deadline and at a pending Ctrl-C.
