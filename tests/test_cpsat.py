@@ -115,16 +115,23 @@ def test_a_local_search_hint_is_used_when_found_and_unsat_boards_stay_unsat(mode
 
 
 def test_the_default_hint_is_local_search_from_big_boards_on():
+    from nqcsp.construction import closed_form
     from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_N
 
-    n = LOCALSEARCH_HINT_MIN_N
-    big = solve(n, [(0, n // 3)], solver="cpsat", seed=1)
-    small = solve(n - 1, [(0, n // 3)], solver="cpsat", seed=1)
-    asked = solve(n, [(0, n // 3)], solver="cpsat", seed=1, hint="construct")
-    assert [r.stats["hint"] for r in (big, small, asked)] == ["qs4", "construction", "construction"]
-    for result in (big, small, asked):
+    n = LOCALSEARCH_HINT_MIN_N + 1  # one queen: exactly the threshold's free rows
+    queen = [(0, n // 3)]
+    big = solve(n, queen, solver="cpsat", seed=1)
+    small = solve(n - 1, queen, solver="cpsat", seed=1)
+    asked = solve(n, queen, solver="cpsat", seed=1, hint="construct")
+    # A completion board of few free rows: CP-SAT's own search is quicker than loading qs4.
+    base = closed_form(2 * n)[::-1].tolist()
+    completion = [(r, base[r]) for r in range(2 * n) if r % 10]
+    few_free = solve(2 * n, completion, solver="cpsat", seed=1)
+    results = (big, small, asked, few_free)
+    assert [r.stats["hint"] for r in results] == ["qs4", "construction", "construction", "construction"]
+    for result, queens in zip(results, [queen] * 3 + [completion], strict=True):
         assert result.status is Status.SAT
-        assert naive_is_solution(result.problem.n, result.columns.tolist(), [(0, n // 3)])
+        assert naive_is_solution(result.problem.n, result.columns.tolist(), queens)
 
 
 @pytest.mark.parametrize("model", MODELS)

@@ -17,8 +17,8 @@ as a solution hint: CP-SAT only uses it to order its decisions, so the answer is
 construction otherwise): CP-SAT then confirms a complete assignment against its model, without
 branching, so the AllDifferent model is no longer the slow one on big boards (n = 1000 in about 1 s
 instead of 16 s with the construction's hint, which misleads CP-SAT as soon as a mandatory queen moves a
-few of its rows). ``hint="auto"`` (default) is "localsearch" from ``LOCALSEARCH_HINT_MIN_N`` rows and
-"construct" below, where CP-SAT's own search takes milliseconds. A hint never decides anything: an
+few of its rows). ``hint="auto"`` (default) is "localsearch" from ``LOCALSEARCH_HINT_MIN_N`` free rows
+and "construct" below, where CP-SAT's own search takes milliseconds. A hint never decides anything: an
 UNSAT board is still CP-SAT's to prove, after qs4 has spent at most its share of time (or its
 restart budget) failing.
 ``expand_alldiff=True`` (default) lets CP-SAT expand the AllDifferents into Boolean at-most-ones.
@@ -70,9 +70,10 @@ LOAD_S_PER_CELL = {"expanded": 15e-6, "boolean": 12e-6}
 # Seconds to import OR-Tools the first time (0.5-1.6 s measured on the shared machine; the low figure,
 # so that only a hopeless deadline is refused).
 ORTOOLS_IMPORT_S = 0.5
-# hint="auto" asks qs4 for the hint from this many rows on: below, CP-SAT's own search with the
-# construction's hint takes about as long as loading qs4's kernel (0.08 s against 0.32 s at n = 136 in
-# the codewars suite; 1.5 s against 0.27 s at n = 260).
+# hint="auto" asks qs4 for the hint from this many free rows on: below, CP-SAT's own search with the
+# construction's hint takes about as long as loading qs4's kernel or less (0.08 s against 0.32 s at
+# n = 136 with one queen in the codewars suite, 1.5 s against 0.27 s at n = 260; 4 ms against 0.37 s on
+# the 25 free rows of the completion suite's n = 115 boards).
 LOCALSEARCH_HINT_MIN_N = 200
 # The residual board is built for model="alldiff" when this many times its estimate fits in memory.
 RESIDUAL_SHARE = 4
@@ -462,7 +463,8 @@ class CpSatSolver:
             return Result(problem, Status.UNSAT, self.name, certificate=empty_line_certificate(line))
         limits.check_time("build")
         if config["hint"] == "auto":
-            config = {**config, "hint": "localsearch" if problem.n >= LOCALSEARCH_HINT_MIN_N else "construct"}
+            searched = problem.free_row_count
+            config = {**config, "hint": "localsearch" if searched >= LOCALSEARCH_HINT_MIN_N else "construct"}
         if config["hint"] == "localsearch":
             found = local_search_hint(problem, limits, seed)
             if found is not None:
