@@ -103,11 +103,11 @@ def warm_up(name: str, options: dict[str, Any], solve: SolveFn | None) -> None:
         with contextlib.suppress(PeerSkipped):
             solve(wn, wq, 10.0, 0)
     if name == "cpsat" and options.get("hint", "auto") in ("auto", "localsearch"):
-        # From LOCALSEARCH_HINT_MIN_N free rows CP-SAT is hinted by qs4: its kernel loads (or, in a fresh
-        # checkout, compiles) now rather than in the first big run.
-        from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_N
+        # From LOCALSEARCH_HINT_MIN_FREE_ROWS free rows CP-SAT is hinted by qs4: its kernel loads (or, in
+        # a fresh checkout, compiles) now rather than in the first big run.
+        from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_FREE_ROWS
 
-        wn = LOCALSEARCH_HINT_MIN_N + 1
+        wn = LOCALSEARCH_HINT_MIN_FREE_ROWS + 1
         solve(wn, [(0, wn // 3)], 10.0, 0)
     if name == "auto":
         # auto reaches each backend only on some boards (qs4 from n = 40 on): load every one it may use

@@ -116,9 +116,9 @@ def test_a_local_search_hint_is_used_when_found_and_unsat_boards_stay_unsat(mode
 
 def test_the_default_hint_is_local_search_from_big_boards_on():
     from nqcsp.construction import closed_form
-    from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_N
+    from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_FREE_ROWS
 
-    n = LOCALSEARCH_HINT_MIN_N + 1  # one queen: exactly the threshold's free rows
+    n = LOCALSEARCH_HINT_MIN_FREE_ROWS + 1  # one queen: exactly the threshold's free rows
     queen = [(0, n // 3)]
     big = solve(n, queen, solver="cpsat", seed=1)
     small = solve(n - 1, queen, solver="cpsat", seed=1)

@@ -17,10 +17,10 @@ as a solution hint: CP-SAT only uses it to order its decisions, so the answer is
 construction otherwise): CP-SAT then confirms a complete assignment against its model, without
 branching, so the AllDifferent model is no longer the slow one on big boards (n = 1000 in about 1 s
 instead of 16 s with the construction's hint, which misleads CP-SAT as soon as a mandatory queen moves a
-few of its rows). ``hint="auto"`` (default) is "localsearch" from ``LOCALSEARCH_HINT_MIN_N`` free rows
-and "construct" below, where CP-SAT's own search takes milliseconds. A hint never decides anything: an
-UNSAT board is still CP-SAT's to prove, after qs4 has spent at most its share of time (or its
-restart budget) failing.
+few of its rows). ``hint="auto"`` (default) is "localsearch" from ``LOCALSEARCH_HINT_MIN_FREE_ROWS``
+free rows and "construct" below, where CP-SAT's own search takes milliseconds. A hint never decides
+anything: an UNSAT board is still CP-SAT's to prove, after qs4 has spent at most its share of time (or
+its restart budget) failing.
 ``expand_alldiff=True`` (default) lets CP-SAT expand the AllDifferents into Boolean at-most-ones.
 
 The call's limits hold at the edges: the model's memory and CP-SAT's uninterruptible loading time are
@@ -74,7 +74,7 @@ ORTOOLS_IMPORT_S = 0.5
 # construction's hint takes about as long as loading qs4's kernel or less (0.08 s against 0.32 s at
 # n = 136 with one queen in the codewars suite, 1.5 s against 0.27 s at n = 260; 4 ms against 0.37 s on
 # the 25 free rows of the completion suite's n = 115 boards).
-LOCALSEARCH_HINT_MIN_N = 200
+LOCALSEARCH_HINT_MIN_FREE_ROWS = 200
 # The residual board is built for model="alldiff" when this many times its estimate fits in memory.
 RESIDUAL_SHARE = 4
 # How often the watching thread looks at the deadline and at a pending Ctrl-C.
@@ -463,8 +463,8 @@ class CpSatSolver:
             return Result(problem, Status.UNSAT, self.name, certificate=empty_line_certificate(line))
         limits.check_time("build")
         if config["hint"] == "auto":
-            searched = problem.free_row_count
-            config = {**config, "hint": "localsearch" if searched >= LOCALSEARCH_HINT_MIN_N else "construct"}
+            many = problem.free_row_count >= LOCALSEARCH_HINT_MIN_FREE_ROWS
+            config = {**config, "hint": "localsearch" if many else "construct"}
         if config["hint"] == "localsearch":
             found = local_search_hint(problem, limits, seed)
             if found is not None:
