@@ -619,3 +619,12 @@ def test_a_hostile_queens_file_is_answered_or_refused_on_one_line(data):
     assert code in (0, 1, 2), err.getvalue()
     if code == 2:
         assert len(err.getvalue().strip().splitlines()) == 1
+
+
+def test_the_command_keeps_openblas_to_one_thread_unless_told_otherwise():
+    code = "import nqcsp.cli, os; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    quiet = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    told = subprocess.run([sys.executable, "-c", code], env={**env, "OPENBLAS_NUM_THREADS": "3"},
+                          capture_output=True, text=True, check=True)
+    assert (quiet.stdout.strip(), told.stdout.strip()) == ("1", "3")
