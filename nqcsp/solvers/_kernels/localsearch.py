@@ -137,6 +137,13 @@ def _occupy(diag, line):
 
 
 @njit(cache=True)
+def _occupy_cell(diag, n, row, col):
+    """Bit mode: both lines of (row, col) hold a queen now (``_drop`` for the counters)."""
+    _occupy(diag, up_line(n, row, col))
+    _occupy(diag, down_line(n, row, col))
+
+
+@njit(cache=True)
 def _line_free(diag, line, bits):
     return _occupied(diag, line) == 0 if bits else diagonal_count(diag, line) == 0
 
@@ -352,8 +359,7 @@ def _setup(q, diag, mand_rows, mand_cols, mand_cols_sorted, state, rng, budget):
         state[DIAG_BITS] = 0 if state[CONSTRUCTED] else 1
         if state[CONSTRUCTED]:
             for k in range(mand_rows.size):
-                _enter_diagonal(diag, up_line(n, mand_rows[k], mand_cols[k]))
-                _enter_diagonal(diag, down_line(n, mand_rows[k], mand_cols[k]))
+                _drop(q, diag, mand_rows[k], mand_cols[k])
             state[PHASE] = TAIL
             return mand_rows.size + 1
     free = state[FREE_ROWS]
@@ -371,8 +377,7 @@ def _setup(q, diag, mand_rows, mand_cols, mand_cols_sorted, state, rng, budget):
             col = np.int64(mand_cols[m])
             m += 1
             q[r] = col
-            _occupy(diag, up_line(n, r, col))  # mandatory queens never share a line
-            _occupy(diag, down_line(n, r, col))
+            _occupy_cell(diag, n, r, col)  # mandatory queens never share a line
         else:
             rank = _permuted(r - m, free, state, bits, mask)
             q[r] = rank + _count_at_most(free_below, rank)
@@ -439,9 +444,7 @@ def _initialise(q, diag, fixed, mand_rows, mand_cols, mand_cols_sorted, work, st
                         pos = row + 1
                     spent += visited + 1
                     if bits and found:
-                        col = np.int64(q[row])
-                        _occupy(diag, up_line(n, row, col))
-                        _occupy(diag, down_line(n, row, col))
+                        _occupy_cell(diag, n, row, np.int64(q[row]))
                     else:
                         if bits:
                             _bits_to_counters(diag, state)
