@@ -502,3 +502,15 @@ def test_compare_flags_wrong_answers_lost_decisions_and_real_slowdowns_only():
     assert row["runs"] == 5 and row["decided"] == "5 -> 4" and row["wrong_after"] == 1
     assert row["worst_ratio"] == 4.0 and row["worst_instance"] == "b"
     assert abs(row["median_ratio"] - 1.5) < 1e-9  # of 2, 4, 1 (d) and 0.5: the runs decided both times
+
+
+@pytest.mark.parametrize(("options", "hinted_by_qs4"), [
+    ({}, True), ({"hint": "localsearch"}, True), ({"hint": None}, False), ({"hint": "construct"}, False)])
+def test_cpsat_warm_up_loads_qs4_exactly_when_its_hint_may_use_it(options, hinted_by_qs4):
+    # A fresh checkout compiled qs4's kernel inside the first timed run that CP-SAT hinted with it.
+    from benchmarks.worker import warm_up
+    from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_FREE_ROWS
+
+    boards = []
+    warm_up("cpsat", options, lambda n, queens, limit, seed: boards.append(n - len(queens)))
+    assert any(free >= LOCALSEARCH_HINT_MIN_FREE_ROWS for free in boards) is hinted_by_qs4
