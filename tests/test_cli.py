@@ -436,6 +436,35 @@ def test_ctrl_c_at_any_moment_of_a_long_command_exits_130_at_once_without_a_trac
     assert took <= 1.5, (command, delay, took)   # the promise is 1 s; the margin is for a loaded machine
 
 
+CTRL_C_WHILE_NUMPY_LOADS_SCRIPT = """
+import sys
+
+
+class CtrlC:
+    # As if the user pressed Ctrl-C while the command was still loading numpy, its first heavy import.
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            raise KeyboardInterrupt
+        return None
+
+
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["nqcsp", "solve", "8"]
+from nqcsp.cli import entry
+
+entry()
+"""
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line_not_a_traceback():
+    # The subcommand modules used to be imported with nqcsp.cli itself, before main() could catch
+    # anything: a Ctrl-C in the first tenth of a second of every command printed a traceback.
+    proc = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_NUMPY_LOADS_SCRIPT], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 130, proc.stderr[-800:]
+    assert proc.stderr.splitlines() == ["nqcsp: interrupted"], proc.stderr[-800:]
+
+
 CTRL_C_IN_A_FINALIZER_SCRIPT = """
 import os, signal, sys, time
 import nqcsp.cli as cli
