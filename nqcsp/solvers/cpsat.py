@@ -75,8 +75,12 @@ ORTOOLS_IMPORT_S = 0.5
 # n = 136 with one queen in the codewars suite, 1.5 s against 0.27 s at n = 260; 4 ms against 0.37 s on
 # the 25 free rows of the completion suite's n = 115 boards).
 LOCALSEARCH_HINT_MIN_FREE_ROWS = 200
-# The residual board is built for model="alldiff" when this many times its estimate fits in memory.
+# The residual board is built for model="alldiff" when this many times its estimate fits in memory, and
+# when building it (a free x free table, RESIDUAL_S_PER_CELL a cell) takes at most this many times as long
+# as the whole board's model (ALLDIFF_S_PER_ROW a row): with a few queens on a big board the residual is
+# nearly the board, and its table alone took 2.3 s at n = 10^4 with one queen, the search 0.01 s.
 RESIDUAL_SHARE = 4
+RESIDUAL_BUILD_RATIO = 4
 # How often the watching thread looks at the deadline and at a pending Ctrl-C.
 WATCH_S = 0.02
 # After Ctrl-C, how long the solve thread may take to stop before it is left behind.
@@ -373,9 +377,11 @@ def plan(problem: Problem, config: dict[str, Any], limits: Limits) -> dict[str, 
     cells = problem.n * problem.n
     free = problem.n - len(problem.queens)
     remaining = limits.remaining()
+    residual_s = RESIDUAL_S_PER_CELL * free * free
     if config["model"] == "alldiff" and problem.queens and problem.attack is None \
             and RESIDUAL_SHARE * estimated_bytes(problem) <= limits.memory \
-            and (remaining is None or RESIDUAL_S_PER_CELL * free * free < remaining / 4):
+            and residual_s <= RESIDUAL_BUILD_RATIO * ALLDIFF_S_PER_ROW * problem.n \
+            and (remaining is None or residual_s < remaining / 4):
         # Completion problems: only the free rows are searched (73 of 1000 for random_completion(1000,
         # 927, 1)), and the expansion below costs the residual's cells, not the board's.
         config = {**config, "residual": True}
