@@ -47,9 +47,10 @@ class Policy:
     complete_order: tuple[str, ...] = ("backtrack", "sat", "cpsat")
     open_board_order: tuple[str, ...] = ("sat", "backtrack", "cpsat")
     backtrack_first_free_up_to: int = 20
-    # CP-SAT is the last resort here: its AllDifferent model on the residual board (free rows only), never
-    # the Boolean model of the full n x n grid, which at n = 5,000 would cost minutes to load. Its hint
-    # is the construction's: local search has had its turn by then.
+    # CP-SAT is the last resort here: its AllDifferent model (on the residual board's free rows unless
+    # that table would cost more to build than the whole board's model), never the Boolean model of the
+    # full n x n grid, which at n = 5,000 would cost minutes to load. Its hint is the construction's:
+    # local search has had its turn by then.
     backend_options: dict[str, dict[str, Any]] = field(
         default_factory=lambda: {"cpsat": {"model": "alldiff", "hint": "construct"}})
 
