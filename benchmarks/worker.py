@@ -25,6 +25,7 @@ from typing import Any
 
 import nqcsp
 from benchmarks.peers import PEERS, PeerSkipped
+from nqcsp.solvers import options_for
 
 Cell = tuple[int, int]
 SolveFn = Callable[[int, list[Cell], "float | None", "int | None"], dict[str, Any]]
@@ -102,7 +103,7 @@ def warm_up(name: str, options: dict[str, Any], solve: SolveFn | None) -> None:
     for wn, wq in warmups:
         with contextlib.suppress(PeerSkipped):
             solve(wn, wq, 10.0, 0)
-    if name == "cpsat" and options.get("hint", "auto") in ("auto", "localsearch"):
+    if name == "cpsat" and options_for(name, options)["hint"] in ("auto", "localsearch"):
         # From LOCALSEARCH_HINT_MIN_FREE_ROWS free rows CP-SAT is hinted by qs4: its kernel loads (or, in
         # a fresh checkout, compiles) now rather than in the first big run.
         from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_FREE_ROWS
