@@ -375,7 +375,7 @@ def plan(problem: Problem, config: dict[str, Any], limits: Limits) -> dict[str, 
     memory and load in time (else UNKNOWN naming the size); the AllDifferent expansion is switched off
     when it would not (the model is then exactly as correct, its propagation weaker)."""
     cells = problem.n * problem.n
-    free = problem.n - len(problem.queens)
+    free = problem.free_row_count
     remaining = limits.remaining()
     residual_s = RESIDUAL_S_PER_CELL * free * free
     if config["model"] == "alldiff" and problem.queens and problem.attack is None \
