@@ -1,11 +1,14 @@
 """The closed-form solutions, as a library: the construct backend, cpsat and sat (hints) use them.
 
 The closed form (Hoffman, Loessi & Moore 1969; the "evens then odds" rule) solves n = 1 and every n >= 4;
-when gcd(n, 6) = 1 the modular family q[r] = (2r + s) mod n is a solution for every shift s. Everything is
-vectorised with numpy: no Python loop over n.
+when gcd(n, 6) = 1 the modular family q[r] = (2r + s) mod n is a solution for every shift s. A solution of
+m queens and a modular one of k make one of m * k (``composed``): that holds any given cell once a solution
+of m holds the cell's block. Everything is vectorised with numpy: no Python loop over n.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -69,6 +72,52 @@ def modular(n: int, shift: int) -> np.ndarray:
     cols += shift % n
     cols %= n
     return cols.astype(_index_dtype(n), copy=False)
+
+
+def composition_factors(n: int, max_outer: int | None = None) -> list[tuple[int, int]]:
+    """The ways to write n = outer * inner for ``composed``, smallest outer board first: inner > 1 and
+    coprime to 6 (so that 2r + s mod inner solves it for every shift s), outer 1 or at least 4 (a board
+    of 2 or 3 has no solution) and at most ``max_outer``."""
+    smooth = 1
+    rest = n
+    for prime in (2, 3):
+        while rest % prime == 0:
+            rest //= prime
+            smooth *= prime
+    divisors: set[int] = set()
+    for low in range(1, math.isqrt(rest) + 1):
+        if rest % low == 0:
+            divisors.update((low, rest // low))
+    outers = sorted(smooth * d for d in divisors if d < rest)
+    return [(outer, n // outer) for outer in outers
+            if outer not in (2, 3) and (max_outer is None or outer <= max_outer)]
+
+
+def composed(outer: np.ndarray, inner: int, cell: tuple[int, int]) -> np.ndarray:
+    """The solution of ``len(outer) * inner`` queens holding ``cell``, from ``outer`` (a solution of m
+    queens holding the cell's block, ``(row // inner, col // inner)``) and a modular one of ``inner``
+    (coprime to 6), in the closed form's dtype.
+
+    Board row i * k + j holds the queen of column outer[i] * k + (2j + s mod k), the shift s chosen so
+    that the cell is one of them. It is a solution: two queens of one block differ on every line modulo
+    k (the modular solution is one on the torus); two of different blocks share a line r - c only when
+    (i - outer[i]) k + (j - b_j) = (i' - outer[i']) k + (j' - b_j'), which forces j - b_j = j' - b_j'
+    modulo k, so j = j' and i - outer[i] = i' - outer[i']: the outer solution forbids it (r + c alike).
+    """
+    m = len(outer)
+    n = m * inner
+    row, col = cell
+    if not 0 <= row < n or int(outer[row // inner]) != col // inner:
+        raise ValueError(f"the outer solution has no queen on the block of {cell}")
+    shift = (col % inner - 2 * (row % inner)) % inner
+    if m == 1:
+        return modular(n, shift)
+    block = modular(inner, shift)
+    dtype = _index_dtype(n)
+    cols = np.empty(n, dtype=dtype)
+    np.add((np.asarray(outer, dtype=dtype) * dtype(inner))[:, None], block.astype(dtype, copy=False)[None, :],
+           out=cols.reshape(m, inner))
+    return cols
 
 
 def near_solution(n: int, queens: np.ndarray) -> np.ndarray:

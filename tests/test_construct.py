@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from naive import naive_is_solution
 
 from nqcsp import Problem, Status, solve, verify
-from nqcsp.construction import closed_form, modular, near_solution
+from nqcsp.construction import closed_form, composed, composition_factors, modular, near_solution
 from nqcsp.limits import Limits
 from nqcsp.solvers.construct import ConstructSolver
 from nqcsp.symmetry import SYMMETRIES, covers, transform
@@ -93,3 +93,34 @@ def test_near_solution_is_a_permutation_holding_the_mandatory_queens(data):
         base = closed_form(n).tolist()
         moved = sum(a != b for a, b in zip(cols, base, strict=True))
         assert moved <= 2 * len(cells)
+
+
+@pytest.mark.parametrize("n", range(1, 400))
+def test_composition_factors_are_every_split_composed_can_use(n):
+    expected = [(outer, n // outer) for outer in range(1, n + 1)
+                if n % outer == 0 and outer not in (2, 3) and n // outer > 1 and math.gcd(n // outer, 6) == 1]
+    assert composition_factors(n) == expected
+    assert composition_factors(n, max_outer=10) == [pair for pair in expected if pair[0] <= 10]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_a_composed_board_is_a_solution_holding_its_cell(data):
+    """Any split of n, any cell: the outer board is a solution found for the cell's block by the
+    backtracker (None: the block has none), and the composed board passes the naive checker."""
+    n = data.draw(st.sampled_from([n for n in range(5, 180) if composition_factors(n)]), label="n")
+    outer, inner = data.draw(st.sampled_from(composition_factors(n)), label="split")
+    cell = (data.draw(st.integers(0, n - 1), label="row"), data.draw(st.integers(0, n - 1), label="col"))
+    block = (cell[0] // inner, cell[1] // inner)
+    blocks = solve(outer, [block], solver="backtrack")
+    if blocks.status is Status.UNSAT:
+        return
+    assert blocks.status is Status.SAT
+    cols = composed(blocks.columns, inner, cell)
+    assert naive_is_solution(n, cols.tolist(), [cell])
+    assert cols.dtype == closed_form(n).dtype
+
+
+def test_a_composition_needs_an_outer_board_holding_the_cells_block():
+    with pytest.raises(ValueError, match=r"\(7, 2\)"):
+        composed(np.array([1, 3, 0, 2]), 5, (7, 2))   # block (1, 0): the outer board's row 1 is on 3

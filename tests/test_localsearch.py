@@ -388,7 +388,9 @@ def test_constructed_start_solves_instances_taken_from_a_solution(data):
     mandatory = [(r, base[r]) for r in rows]
     result = solve(n, mandatory, solver="qs4", seed=data.draw(st.integers(0, 2**63 - 1)),
                    start="construction")
-    assert result.stats["start"] == "construction"
+    # One queen is built into a composed solution where n has a factor coprime to 6 and the outer
+    # board a solution for the queen's block; else the closed form takes the queens swapped in.
+    assert result.stats["start"] in (("construction", "composition") if len(rows) == 1 else ("construction",))
     assert result.status is not Status.UNSAT
     if result.status is Status.SAT:
         assert naive_is_solution(n, result.columns.tolist(), mandatory)
@@ -396,20 +398,47 @@ def test_constructed_start_solves_instances_taken_from_a_solution(data):
         assert len(mandatory) >= 3
 
 
-def test_the_default_start_is_the_construction_only_for_big_boards_without_queens():
+def test_the_default_start_is_constructed_only_for_big_boards_where_it_cannot_fail():
     from nqcsp.solvers.localsearch import CONSTRUCTED_START_MIN_N
 
-    n = CONSTRUCTED_START_MIN_N
+    n = CONSTRUCTED_START_MIN_N          # 2^20: no factor coprime to 6, so no composition
     small = solve(1000, solver="qs4", seed=1)
     empty = solve(n, solver="qs4", seed=1)
     queen = solve(n, [(0, 3)], solver="qs4", seed=1)
     asked = solve(n, [(0, 3)], solver="qs4", seed=1, start="construction")
-    assert [r.stats["start"] for r in (small, empty, queen, asked)] == [
-        "greedy", "construction", "greedy", "construction"]
-    for result, queens in ((small, []), (empty, []), (queen, [(0, 3)]), (asked, [(0, 3)])):
+    two = solve(5 * n, [(0, 3), (9, 0)], solver="qs4", seed=1)
+    assert [r.stats["start"] for r in (small, empty, queen, asked, two)] == [
+        "greedy", "construction", "greedy", "construction", "greedy"]
+    for result, queens in ((small, []), (empty, []), (queen, [(0, 3)]), (asked, [(0, 3)]),
+                           (two, [(0, 3), (9, 0)])):
         assert result.status is Status.SAT and verify(result.problem.n, result.columns, queens)
     assert empty.stats["initial_conflicts"] == 0
     assert asked.stats["initial_conflicts"] < 10 < queen.stats["initial_conflicts"]
+
+
+@pytest.mark.parametrize(("n", "cell"), [(5 * 2**20, (0, 3)), (5 * 2**20, (2621440, 2621441)),
+                                         (3 * 7**7, (411771, 5)), (11**6, (1771560, 0))])
+def test_one_queen_on_a_big_board_with_a_factor_coprime_to_6_starts_from_a_solution_holding_it(n, cell):
+    # Before, any mandatory queen meant the greedy start: 76 s of random lookups at 10^9.
+    result = solve(n, [cell], solver="qs4", seed=3)
+    assert result.stats["start"] == "composition"
+    assert result.status is Status.SAT and verify(n, result.columns, [cell])
+    assert result.stats["initial_conflicts"] == 0 and result.stats["iterations"] == 0
+
+
+def test_a_composition_whose_outer_board_has_no_solution_for_the_block_is_not_used():
+    from nqcsp.solvers.localsearch import composed_start
+
+    # 20 = 4 * 5 is the only split; the 4-board has no solution with a corner queen, one with (0, 1).
+    assert composed_start(20, (2, 4), Limits.unlimited(), seed=1) is None
+    board = composed_start(20, (2, 7), Limits.unlimited(), seed=1)
+    assert board is not None and verify(20, board, [(2, 7)])
+    # Asked for, the construction then falls back to the closed form with the queen swapped in.
+    corner = solve(20, [(2, 4)], solver="qs4", seed=1, start="construction")
+    held = solve(20, [(2, 7)], solver="qs4", seed=1, start="construction")
+    assert (corner.stats["start"], held.stats["start"]) == ("construction", "composition")
+    for result, cell in ((corner, (2, 4)), (held, (2, 7))):
+        assert result.status is Status.SAT and verify(20, result.columns, [cell])
 
 
 def test_a_constructed_start_that_would_not_fit_in_the_time_left_gives_way_to_the_greedy_one():
@@ -418,7 +447,8 @@ def test_a_constructed_start_that_would_not_fit_in_the_time_left_gives_way_to_th
 
     n = 10**8
     assert constructed_start(n, "auto", Limits.unlimited(), 0)
-    assert not constructed_start(n, "auto", Limits.unlimited(), 1)
+    assert constructed_start(n, "auto", Limits.unlimited(), 1)
+    assert not constructed_start(n, "auto", Limits.unlimited(), 2)
     assert constructed_start(n, "construction", Limits.start(time_limit=60), 1)
     assert not constructed_start(n, "construction", Limits.start(time_limit=0.5), 1)
     assert not constructed_start(n, "greedy", Limits.unlimited(), 0)

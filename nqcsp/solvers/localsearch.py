@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.construction import NEAR_SOLUTION_S_PER_QUEEN, near_solution
+from nqcsp.construction import NEAR_SOLUTION_S_PER_QUEEN, composed, composition_factors, near_solution
 from nqcsp.lazy import load, loaded
 from nqcsp.limits import Limits, time_limit_reason
 from nqcsp.problem import Problem
@@ -40,19 +40,44 @@ _CHUNK_SHARE = 0.03
 # at 10^8 about 1 s in all. But the closed form is rigid: every line of the middle band of one diagonal
 # family is taken, so a conflict in a middle row has nowhere to go, and the repair succeeded for only 6
 # of 40 random single queens at n = 2^21 (the others fell back to the greedy start, having spent about
-# 0.7 s at 10^8 on the attempt). So ``"auto"`` takes the construction only where it cannot fail: big
-# boards without mandatory queens (the closed form itself, no conflict).
+# 0.7 s at 10^8 on the attempt). One mandatory queen is instead built into the start: where n = m * k with
+# k > 1 coprime to 6, a solution of m queens holding the queen's block (a nested qs4 run on the small
+# board) composed with a modular solution of k is a solution holding the queen itself
+# (``construction.composed``), with nothing left to repair. So ``"auto"`` takes a constructed start
+# where it cannot fail: big boards without mandatory queens (the closed form) or with one that a
+# composition holds; every other board starts greedy.
 CONSTRUCTED_START_MIN_N = 1 << 20
+# Compositions tried before giving up (a small outer board may have no solution holding the block). The
+# outer board is at most n / 5, so its nested run costs a fraction of the greedy start it replaces.
+COMPOSED_TRIES = 4
 
 
 def constructed_start(n: int, start: str, limits: Limits, queens: int) -> bool:
-    """Whether the first attempt starts from the near-solution (``start`` is "auto", "greedy" or
+    """Whether the first attempt may start from a constructed board (``start`` is "auto", "greedy" or
     "construction"; ``queens`` mandatory ones): only when building it, which cannot be interrupted,
-    fits in the time left; else the greedy start, which runs in chunks between looks at the clock."""
+    fits in the time left; else the greedy start, which runs in chunks between looks at the clock.
+    "auto" asks for it on big boards with at most one mandatory queen (see ``composed_start`` for one)."""
     remaining = limits.remaining()
     fits = remaining is None or NEAR_SOLUTION_S_PER_QUEEN * n <= remaining
-    automatic = start == "auto" and n >= CONSTRUCTED_START_MIN_N and queens == 0
+    automatic = start == "auto" and n >= CONSTRUCTED_START_MIN_N and queens <= 1
     return fits and (start == "construction" or automatic)
+
+
+def composed_start(n: int, cell: tuple[int, int], limits: Limits, seed: int) -> np.ndarray | None:
+    """A solution of n queens holding ``cell``, composed from a nested qs4 run on a small board and a
+    modular solution; None when n has no such factoring or no small board tried has a solution found."""
+    row, col = cell
+    for outer, inner in composition_factors(n)[:COMPOSED_TRIES]:
+        if outer == 1:
+            blocks = np.zeros(1, dtype=np.int64)
+        else:
+            found = Qs4Solver().solve(Problem(outer, [(row // inner, col // inner)]),
+                                      limits=limits, seed=seed, start="greedy")
+            if found.status is not Status.SAT or found.columns is None:
+                continue
+            blocks = found.columns
+        return composed(blocks, inner, cell)
+    return None
 
 
 def default_tail(n: int) -> int:
@@ -149,18 +174,17 @@ class _LocalSearch:
         state[kernels.SCAN_LIMIT] = _SCAN_LIMIT
         state[kernels.FREE_ROWS] = n - len(mandatory)
         self._configure(state, options, n, tail, kernels)
-        constructed = constructed_start(n, str(options.get("start") or "auto"), limits, len(mandatory))
-        if constructed:
-            q = near_solution(n, mandatory)
-            state[kernels.CONSTRUCTED] = 1
-        else:
+        q, start = _start_board(n, mandatory, str(options.get("start") or "auto"), limits, seed)
+        if q is None:
             q = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+        else:
+            state[kernels.CONSTRUCTED] = 1
         diag = np.zeros(diagonal_bytes(n), dtype=np.uint8)
         step = self._stepper(kernels, q, diag, fixed, mandatory, state, rng)
         kernel_s, chunks = _run_in_chunks(step, state, kernels, clock)
         stats.update(iterations=int(state[kernels.ITERATIONS]), restarts=int(state[kernels.RESTARTS]),
                      initial_conflicts=int(state[kernels.INITIAL_CONFLICTS]), kernel_s=kernel_s,
-                     chunks=chunks, tail=tail, start="construction" if constructed else "greedy")
+                     chunks=chunks, tail=tail, start=start)
         phase = state[kernels.PHASE]
         if phase == kernels.SOLVED:
             return Result(problem, Status.SAT, self.name, columns=columns_array(q, n), stats=stats)
@@ -176,6 +200,22 @@ class _LocalSearch:
     def _stepper(self, kernels: Any, q: np.ndarray, diag: np.ndarray, fixed: np.ndarray,
                  mandatory: np.ndarray, state: np.ndarray, rng: np.ndarray) -> Any:
         raise NotImplementedError
+
+
+def _start_board(n: int, mandatory: np.ndarray, start: str, limits: Limits,
+                 seed: int) -> tuple[np.ndarray | None, str]:
+    """The first attempt's board and how it was made: "composition" (a solution holding the one
+    mandatory queen), "construction" (the closed form, mandatory queens swapped in) or "greedy" (None: the
+    kernel builds it)."""
+    if not constructed_start(n, start, limits, len(mandatory)):
+        return None, "greedy"
+    if len(mandatory) == 1:
+        board = composed_start(n, (int(mandatory[0, 0]), int(mandatory[0, 1])), limits, seed)
+        if board is not None:
+            return board, "composition"
+        if start == "auto":
+            return None, "greedy"
+    return near_solution(n, mandatory), "construction"
 
 
 def _mandatory_arrays(mandatory: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
