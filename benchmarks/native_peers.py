@@ -1,13 +1,18 @@
 """Side by side with the fastest native peers: CPU seconds of whole processes, alternated in one run.
 
-    python -m benchmarks peers [--qs4-peer N=PATH ...] [--count-peer PATH --count-n 16,17] [--repeat 3]
-                               [--efficiency-n 16,17]
+    python -m benchmarks peers [--qs4-peer N=PATH ...] [--qs4-start auto,greedy] [--qs4-alone N ...]
+                               [--count-peer PATH --count-n 16,17] [--repeat 3] [--efficiency-n 16,17]
 
 Each peer is a binary given by path (built outside this repository; never vendored):
 - ``--qs4-peer N=PATH``: a QS4-style local search for n = N (the mengxuehu/n-queens-puzzle C++ solver
   fixes N at compile time, so one binary per size; it takes no arguments). Against it nqcsp runs
   ``nqcsp.solve(N, [(0, 3)], solver="qs4")`` in a fresh interpreter: one mandatory queen, and the answer
-  verified by ``nqcsp.verify`` before ``solve`` returns, which the peer does not do.
+  verified by ``nqcsp.verify`` before ``solve`` returns, which the peer does not do. One row per
+  ``--qs4-start`` (default ``auto,greedy``): ``auto`` is what a caller gets (from 2^20 on a queen that a
+  composition holds is built into the start, ``nqcsp.construction.composed``), ``greedy`` is local
+  search against local search, both from a random greedy start.
+- ``--qs4-alone N``: the same nqcsp call where no peer runs (the C++ peer cannot allocate n = 10^9 in
+  8 GB): wall and CPU seconds and peak RSS of the whole process, per start.
 - ``--count-peer PATH``: a counter taking N as its only argument and printing the count among its output
   (Takaken's bitboard counter); against it ``nqcsp count N``, every count compared.
 
@@ -38,8 +43,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 QS4_PROGRAM = ("import sys, nqcsp; n = int(sys.argv[1]); "
-               "r = nqcsp.solve(n, [(0, 3)], solver='qs4', seed=int(sys.argv[2])); "
-               "print(r.status.value, r.stats.get('kernel_s'), r.stats.get('verify_s'))")
+               "r = nqcsp.solve(n, [(0, 3)], solver='qs4', seed=int(sys.argv[2]), start=sys.argv[3]); "
+               "print(r.status.value, r.stats.get('start'), r.stats.get('kernel_s'), "
+               "r.stats.get('verify_s'))")
+QS4_STARTS = ("auto", "greedy", "construction")
 
 
 @dataclass
@@ -160,6 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--qs4-peer", action="append", default=[], metavar="N=PATH",
                         help="a QS4 peer binary built for n = N (repeatable)")
+    parser.add_argument("--qs4-start", default="auto,greedy", metavar="START,...",
+                        help="qs4's start option, a row each (default auto,greedy)")
+    parser.add_argument("--qs4-alone", action="append", default=[], metavar="N",
+                        help="nqcsp's qs4 call alone at n = N: wall, CPU, peak (repeatable)")
     parser.add_argument("--count-peer", metavar="PATH", help="a counter binary taking N")
     parser.add_argument("--count-n", default="16,17", help="boards to count (default 16,17)")
     parser.add_argument("--repeat", type=int, default=3)
@@ -170,18 +181,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         efficiency_ns = [int(x) for x in args.efficiency_n.split(",") if x.strip()]
     except ValueError:
         parser.error(f"--efficiency-n: not a list of integers: {args.efficiency_n!r}")
+    starts = [x.strip() for x in args.qs4_start.split(",") if x.strip()]
+    if not starts or any(start not in QS4_STARTS for start in starts):
+        parser.error(f"--qs4-start: not a list of {', '.join(QS4_STARTS)}: {args.qs4_start!r}")
+    try:
+        alone = [int(float(x)) for x in args.qs4_alone]
+    except ValueError:
+        parser.error(f"--qs4-alone: not a board size: {args.qs4_alone!r}")
     pairs: list[Pair] = []
     for item in args.qs4_peer:
         size, _, path = item.partition("=")
         n = int(float(size))
         if not os.access(path, os.X_OK):
             parser.error(f"--qs4-peer: not an executable: {path}")
-
-        def qs4_check(side: str, out: str, n: int = n) -> None:
-            if side == "nqcsp" and not out.startswith("SAT"):
-                raise RuntimeError(f"nqcsp qs4 at n = {n} did not answer SAT: {out!r}")
-
-        pairs.append((f"qs4 n={n:.0e}", [sys.executable, "-c", QS4_PROGRAM, str(n), "1"], [path], qs4_check))
+        for start in starts:
+            pairs.append((f"qs4 n={n:.0e} {start}", qs4_command(n, start), [path], qs4_check(n)))
     if args.count_peer:
         if not os.access(args.count_peer, os.X_OK):
             parser.error(f"--count-peer: not an executable: {args.count_peer}")
@@ -195,29 +209,68 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             pairs.append((f"count n={n}", [sys.executable, "-m", "nqcsp", "count", str(n)],
                           [args.count_peer, str(n)], count_check))
-    if not pairs and not efficiency_ns:
-        parser.error("give at least one peer (--qs4-peer N=PATH or --count-peer PATH) or --efficiency-n")
+    if not pairs and not efficiency_ns and not alone:
+        parser.error("give at least one peer (--qs4-peer N=PATH or --count-peer PATH), --qs4-alone or "
+                     "--efficiency-n")
     load = os.getloadavg()[0]
     try:
         table = compare(pairs, args.repeat)
+        solo = [(f"qs4 n={n:.0e} {start}", alone_runs(n, start, args.repeat))
+                for n in alone for start in starts]
     except (OSError, RuntimeError) as exc:
         print(f"python -m benchmarks peers: {exc}", file=sys.stderr)
         return 1
     if table:
         print_table(table, args.repeat, load)
+    if solo:
+        print_alone(solo, args.repeat)
     if efficiency_ns:
         # After the peers: with nqcsp loaded here, a forked peer's peak RSS would start at this process's.
         efficiency(efficiency_ns, args.repeat)
     return 0
 
 
+def qs4_command(n: int, start: str) -> list[str]:
+    return [sys.executable, "-c", QS4_PROGRAM, str(n), "1", start]
+
+
+def qs4_check(n: int) -> Callable[[str, str], None]:
+    def check(side: str, out: str) -> None:
+        if side == "nqcsp" and not out.startswith("SAT"):
+            raise RuntimeError(f"nqcsp qs4 at n = {n} did not answer SAT: {out!r}")
+    return check
+
+
+def alone_runs(n: int, start: str, repeat: int) -> Runs:
+    runs = Runs()
+    check = qs4_check(n)
+    for _ in range(repeat):
+        out, cpu, peak, wall = measured(qs4_command(n, start))
+        check("nqcsp", out)
+        runs.cpu.append(cpu)
+        runs.peak_mb.append(peak)
+        runs.wall.append(wall)
+        print(f"  qs4 n={n:.0e} {start} alone: {wall:.2f} s wall, {out.split()[1]} start", file=sys.stderr,
+              flush=True)
+    return runs
+
+
+def print_alone(rows: list[tuple[str, Runs]], repeat: int) -> None:
+    print(f"nqcsp alone, whole processes, best and median of {repeat}; load average {os.getloadavg()[0]:.1f}")
+    print(f"{'':<24} {'wall best':>9} {'median':>7} {'CPU best':>9} {'median':>7} {'peak MB':>8}")
+    for label, runs in rows:
+        walls = sorted(runs.wall)
+        print(f"{label:<24} {walls[0]:>9.2f} {walls[len(walls) // 2]:>7.2f} {runs.best():>9.2f} "
+              f"{runs.median():>7.2f} {max(runs.peak_mb):>8.0f}")
+
+
 def print_table(table: list[tuple[str, Runs, Runs]], repeat: int, load: float) -> None:
     print(f"CPU seconds of whole processes (user + sys), alternated, best and median of {repeat}; "
           f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
-    print(f"{'':<14} {'peer best':>9} {'median':>7} {'nqcsp best':>10} {'median':>7} {'ratio best':>10} "
+    print(f"{'':<24} {'peer best':>9} {'median':>7} {'nqcsp best':>10} {'median':>7} {'ratio best':>10} "
           f"{'median':>7} {'peak MB peer':>12} {'nqcsp':>6}")
     for label, peer, mine in table:
-        print(f"{label:<14} {peer.best():>9.2f} {peer.median():>7.2f} "
+        print(f"{label:<24} {peer.best():>9.2f} {peer.median():>7.2f} "
               f"{mine.best():>10.2f} {mine.median():>7.2f} "
               f"{mine.best() / peer.best():>10.2f} {mine.median() / peer.median():>7.2f} "
               f"{max(peer.peak_mb):>12.0f} {max(mine.peak_mb):>6.0f}")

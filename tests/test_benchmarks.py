@@ -448,6 +448,21 @@ def test_peers_command_prints_ratios_for_a_counter_that_agrees(tmp_path):
         main(["peers"])  # no peer given: a usage error
 
 
+def test_peers_command_runs_qs4_once_per_start_against_a_peer_and_alone(tmp_path):
+    peer = _fake_counter(tmp_path, "solved")
+    command = [sys.executable, "-m", "benchmarks", "peers", "--qs4-peer", f"1000={peer}",
+               "--qs4-alone", "2e3", "--qs4-start", "greedy,construction", "--repeat", "1"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()
+    paired = [line.split() for line in out if line.startswith("qs4 n=1e+03")]
+    alone = [line.split() for line in out if line.startswith("qs4 n=2e+03")]
+    assert [row[2] for row in paired] == [row[2] for row in alone] == ["greedy", "construction"]
+    assert all(len(row) == 11 for row in paired) and all(len(row) == 8 for row in alone)
+    assert all(float(x) > 0 for row in alone for x in row[3:])
+    bad = subprocess.run([sys.executable, "-m", "benchmarks", "peers", "--qs4-alone", "1000", "--qs4-start",
+                          "greedy,bogus"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "bogus" in bad.stderr
+
+
 def test_peers_command_refuses_a_counter_that_disagrees(tmp_path):
     counter = _fake_counter(tmp_path, "8:93:12 0.000007")
     out = subprocess.run([sys.executable, "-m", "benchmarks", "peers", "--count-peer", counter,
