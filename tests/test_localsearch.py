@@ -427,10 +427,15 @@ def test_one_queen_on_a_big_board_with_a_factor_coprime_to_6_starts_from_a_solut
 
 
 def test_a_composition_whose_outer_board_has_no_solution_for_the_block_is_not_used():
-    from nqcsp.solvers.localsearch import composed_start
+    from nqcsp.solvers.localsearch import bytes_needed, composed_start
 
     # 20 = 4 * 5 is the only split; the 4-board has no solution with a corner queen, one with (0, 1).
     assert composed_start(20, (2, 4), Limits.unlimited(), seed=1) is None
+    # An outer board whose run would not fit in memory beside this one's is not tried.
+    n = 5 * 2**20
+    assert composed_start(n, (0, 3), Limits(None, int(1.1 * bytes_needed(n))), seed=1) is None
+    board = composed_start(n, (0, 3), Limits(None, int(1.5 * bytes_needed(n))), seed=1)
+    assert board is not None and verify(n, board, [(0, 3)])
     board = composed_start(20, (2, 7), Limits.unlimited(), seed=1)
     assert board is not None and verify(20, board, [(2, 7)])
     # Asked for, the construction then falls back to the closed form with the queen swapped in.

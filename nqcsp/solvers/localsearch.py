@@ -67,7 +67,11 @@ def composed_start(n: int, cell: tuple[int, int], limits: Limits, seed: int) -> 
     """A solution of n queens holding ``cell``, composed from a nested qs4 run on a small board and a
     modular solution; None when n has no such factoring or no small board tried has a solution found."""
     row, col = cell
-    for outer, inner in composition_factors(n)[:COMPOSED_TRIES]:
+    # The outer run's arrays and answer live beside this run's; a split whose outer board would not fit
+    # with them is not tried.
+    room = limits.memory - bytes_needed(n)
+    splits = [(outer, inner) for outer, inner in composition_factors(n) if bytes_needed(outer) <= room]
+    for outer, inner in splits[:COMPOSED_TRIES]:
         if outer == 1:
             blocks = np.zeros(1, dtype=np.int64)
         else:
