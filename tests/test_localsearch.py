@@ -422,6 +422,8 @@ def test_one_queen_on_a_big_board_with_a_factor_coprime_to_6_starts_from_a_solut
     # Before, any mandatory queen meant the greedy start: 76 s of random lookups at 10^9.
     result = solve(n, [cell], solver="qs4", seed=3)
     assert result.stats["start"] == "composition"
+    outer, inner = map(int, result.stats["composition"].split(" x "))
+    assert outer * inner == n and inner % 2 and inner % 3 and outer not in (2, 3)
     assert result.status is Status.SAT and verify(n, result.columns, [cell])
     assert result.stats["initial_conflicts"] == 0 and result.stats["iterations"] == 0
 
@@ -434,10 +436,10 @@ def test_a_composition_whose_outer_board_has_no_solution_for_the_block_is_not_us
     # An outer board whose run would not fit in memory beside this one's is not tried.
     n = 5 * 2**20
     assert composed_start(n, (0, 3), Limits(None, int(1.1 * bytes_needed(n))), seed=1) is None
-    board = composed_start(n, (0, 3), Limits(None, int(1.5 * bytes_needed(n))), seed=1)
-    assert board is not None and verify(n, board, [(0, 3)])
-    board = composed_start(20, (2, 7), Limits.unlimited(), seed=1)
-    assert board is not None and verify(20, board, [(2, 7)])
+    found = composed_start(n, (0, 3), Limits(None, int(1.5 * bytes_needed(n))), seed=1)
+    assert found is not None and found[1] == (2**20, 5) and verify(n, found[0], [(0, 3)])
+    found = composed_start(20, (2, 7), Limits.unlimited(), seed=1)
+    assert found is not None and found[1] == (4, 5) and verify(20, found[0], [(2, 7)])
     # Asked for, the construction then falls back to the closed form with the queen swapped in.
     corner = solve(20, [(2, 4)], solver="qs4", seed=1, start="construction")
     held = solve(20, [(2, 7)], solver="qs4", seed=1, start="construction")

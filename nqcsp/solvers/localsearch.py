@@ -63,9 +63,11 @@ def constructed_start(n: int, start: str, limits: Limits, queens: int) -> bool:
     return fits and (start == "construction" or automatic)
 
 
-def composed_start(n: int, cell: tuple[int, int], limits: Limits, seed: int) -> np.ndarray | None:
+def composed_start(n: int, cell: tuple[int, int], limits: Limits,
+                   seed: int) -> tuple[np.ndarray, tuple[int, int]] | None:
     """A solution of n queens holding ``cell``, composed from a nested qs4 run on a small board and a
-    modular solution; None when n has no such factoring or no small board tried has a solution found."""
+    modular solution, with its split (outer, inner); None when n has no such split or no small board
+    tried has a solution found."""
     row, col = cell
     # The outer run's arrays and answer live beside this run's; a split whose outer board would not fit
     # with them is not tried.
@@ -80,7 +82,7 @@ def composed_start(n: int, cell: tuple[int, int], limits: Limits, seed: int) -> 
             if found.status is not Status.SAT or found.columns is None:
                 continue
             blocks = found.columns
-        return composed(blocks, inner, cell)
+        return composed(blocks, inner, cell), (outer, inner)
     return None
 
 
@@ -178,7 +180,8 @@ class _LocalSearch:
         state[kernels.SCAN_LIMIT] = _SCAN_LIMIT
         state[kernels.FREE_ROWS] = n - len(mandatory)
         self._configure(state, options, n, tail, kernels)
-        q, start = _start_board(n, mandatory, str(options.get("start") or "auto"), limits, seed)
+        q, how = _start_board(n, mandatory, str(options.get("start") or "auto"), limits, seed)
+        stats.update(how)
         if q is None:
             q = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
         else:
@@ -188,7 +191,7 @@ class _LocalSearch:
         kernel_s, chunks = _run_in_chunks(step, state, kernels, clock)
         stats.update(iterations=int(state[kernels.ITERATIONS]), restarts=int(state[kernels.RESTARTS]),
                      initial_conflicts=int(state[kernels.INITIAL_CONFLICTS]), kernel_s=kernel_s,
-                     chunks=chunks, tail=tail, start=start)
+                     chunks=chunks, tail=tail)
         phase = state[kernels.PHASE]
         if phase == kernels.SOLVED:
             return Result(problem, Status.SAT, self.name, columns=columns_array(q, n), stats=stats)
@@ -207,19 +210,20 @@ class _LocalSearch:
 
 
 def _start_board(n: int, mandatory: np.ndarray, start: str, limits: Limits,
-                 seed: int) -> tuple[np.ndarray | None, str]:
-    """The first attempt's board and how it was made: "composition" (a solution holding the one
-    mandatory queen), "construction" (the closed form, mandatory queens swapped in) or "greedy" (None: the
-    kernel builds it)."""
+                 seed: int) -> tuple[np.ndarray | None, dict[str, Any]]:
+    """The first attempt's board and the stats saying how it was made: "composition" (a solution holding
+    the one mandatory queen; "composition" names the split), "construction" (the closed form, mandatory
+    queens swapped in) or "greedy" (no board: the kernel builds it)."""
     if not constructed_start(n, start, limits, len(mandatory)):
-        return None, "greedy"
+        return None, {"start": "greedy"}
     if len(mandatory) == 1:
-        board = composed_start(n, (int(mandatory[0, 0]), int(mandatory[0, 1])), limits, seed)
-        if board is not None:
-            return board, "composition"
+        found = composed_start(n, (int(mandatory[0, 0]), int(mandatory[0, 1])), limits, seed)
+        if found is not None:
+            board, (outer, inner) = found
+            return board, {"start": "composition", "composition": f"{outer} x {inner}"}
         if start == "auto":
-            return None, "greedy"
-    return near_solution(n, mandatory), "construction"
+            return None, {"start": "greedy"}
+    return near_solution(n, mandatory), {"start": "construction"}
 
 
 def _mandatory_arrays(mandatory: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
