@@ -74,10 +74,10 @@ def modular(n: int, shift: int) -> np.ndarray:
     return cols.astype(_index_dtype(n), copy=False)
 
 
-def composition_factors(n: int, max_outer: int | None = None) -> list[tuple[int, int]]:
+def composition_factors(n: int) -> list[tuple[int, int]]:
     """The ways to write n = outer * inner for ``composed``, smallest outer board first: inner > 1 and
     coprime to 6 (so that 2r + s mod inner solves it for every shift s), outer 1 or at least 4 (a board
-    of 2 or 3 has no solution) and at most ``max_outer``."""
+    of 2 or 3 has no solution)."""
     smooth = 1
     rest = n
     for prime in (2, 3):
@@ -89,8 +89,7 @@ def composition_factors(n: int, max_outer: int | None = None) -> list[tuple[int,
         if rest % low == 0:
             divisors.update((low, rest // low))
     outers = sorted(smooth * d for d in divisors if d < rest)
-    return [(outer, n // outer) for outer in outers
-            if outer not in (2, 3) and (max_outer is None or outer <= max_outer)]
+    return [(outer, n // outer) for outer in outers if outer not in (2, 3)]
 
 
 def composed(outer: np.ndarray, inner: int, cell: tuple[int, int]) -> np.ndarray:
