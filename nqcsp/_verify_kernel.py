@@ -28,12 +28,13 @@ def _seen_before(bits, line):
 
 
 @njit(cache=True, nogil=True)
-def first_repeat(cols, columns, ups, downs, column_bits, up_bits, down_bits):
-    """The first row whose queen sits on a line that an earlier queen already holds, in the families
-    asked for (``columns``: line c, ``ups``: r + c, ``downs``: r - c + n - 1), each with its bits; -1 if
-    none. The caller has checked that every column is in [0, n)."""
+def first_repeat(cols, start, stop, columns, ups, downs, column_bits, up_bits, down_bits):
+    """The first row of ``start..stop-1`` whose queen sits on a line that an earlier queen already holds,
+    in the families asked for (``columns``: line c, ``ups``: r + c, ``downs``: r - c + n - 1), each with
+    its bits; -1 if none. The rows before ``start`` are marked by earlier calls, so a caller can look at
+    the clock between ranges. The caller has checked that every column is in [0, n)."""
     n = cols.size
-    for row in range(n):
+    for row in range(start, stop):
         ahead = row + PREFETCH_ROWS
         if ahead < n:
             later = np.int64(cols[ahead])

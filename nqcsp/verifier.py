@@ -8,6 +8,11 @@ line instead, a thread per family up to the cores at hand: numpy's scattered byt
 a queen at n = 10^9, and its marks there take 2 GB per family beside the 4 GB of the columns, against
 625 MB of bits for all three. Only when the kernel finds a shared line does the numpy path run, to name
 the two queens.
+
+Given a ``deadline`` (a ``time.perf_counter()`` value) the check looks at the clock between chunks of
+rows and raises ``VerificationTimeout`` once it has passed, so a caller with a time limit need not guess
+the check's speed beforehand (a board with locality, such as a constructed one, is checked 4 to 8 times
+faster than a random-looking one).
 """
 
 from __future__ import annotations
@@ -15,20 +20,29 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from nqcsp.lazy import load
+from nqcsp.lazy import load, loaded
 from nqcsp.parallel import cpu_count
 from nqcsp.problem import as_board_size, queen_array
 
 _CHUNK = 1 << 20
+# Rows the kernel checks between looks at the clock: 0.1 s at the slowest (25 ns a row, random-looking
+# board far beyond the cache).
+_KERNEL_ROWS = 1 << 22
 _FUSED_MAX_N = 1 << 28
 # Below this the numpy path is faster than importing numba (half a second) and loading the kernel; once
 # numba is imported (a numba solver found the answer), the kernel is faster from about 10^6 queens on.
 KERNEL_MIN_N = 1 << 24
 KERNEL_MIN_N_NUMBA_LOADED = 1 << 20
+# Seconds before the kernel's first check in a process, which no deadline can interrupt: importing numba
+# and building its CPU target (0.5 to 0.7 s measured), or only loading the cached kernel (under 0.1 s).
+KERNEL_LOAD_S = 0.8
+KERNEL_LOAD_NUMBA_LOADED_S = 0.2
+_KERNEL = "nqcsp._verify_kernel"
 
 # Each family of lines a queen sits on: its index from (row, col), written into ``out`` when one is given,
 # and how many lines there are.
@@ -41,6 +55,27 @@ _LINES: tuple[tuple[str, _LineOf, Callable[[int], int]], ...] = (
      lambda rows, cols, n, out=None: np.add(np.subtract(rows, cols, out=out), n - 1, out=out),
      lambda n: 2 * n - 1),
 )
+
+
+class VerificationTimeout(TimeoutError):
+    """The deadline passed before the check ended: nothing is known about the columns."""
+
+
+def _check_clock(deadline: float | None) -> None:
+    if deadline is not None and time.perf_counter() >= deadline:
+        raise VerificationTimeout("the deadline passed before the check ended")
+
+
+def _kernel_pays(size: int) -> bool:
+    return size >= KERNEL_MIN_N or (size >= KERNEL_MIN_N_NUMBA_LOADED and "numba" in sys.modules)
+
+
+def startup_s(n: int) -> float:
+    """Seconds the check of n queens may spend before it first looks at a deadline: loading its kernel,
+    once per process (0 when it is loaded or will not run)."""
+    if not _kernel_pays(n) or loaded(_KERNEL) is not None:
+        return 0.0
+    return KERNEL_LOAD_NUMBA_LOADED_S if "numba" in sys.modules else KERNEL_LOAD_S
 
 
 def marks_bytes(n: int) -> int:
@@ -56,9 +91,11 @@ def verify(n: int, columns: Iterable[int] | np.ndarray, queens: Iterable[tuple[i
 
 
 def find_violation(
-    n: int, columns: Iterable[int] | np.ndarray, queens: Iterable[tuple[int, int]] = ()
+    n: int, columns: Iterable[int] | np.ndarray, queens: Iterable[tuple[int, int]] = (), *,
+    deadline: float | None = None,
 ) -> str | None:
-    """None for a valid solution, else a sentence naming the first violation found."""
+    """None for a valid solution, else a sentence naming the first violation found; raises
+    ``VerificationTimeout`` when ``deadline`` (``time.perf_counter()`` seconds) passes first."""
     size = as_board_size(n)
     cells = queen_array(queens, size)
     try:
@@ -73,8 +110,7 @@ def find_violation(
     if low < 0 or high >= size:
         row = int(np.flatnonzero((cols < 0) | (cols >= size))[0])
         return f"row {row} has column {int(cols[row])}, outside 0..{size - 1}"
-    kernel_pays = size >= KERNEL_MIN_N or (size >= KERNEL_MIN_N_NUMBA_LOADED and "numba" in sys.modules)
-    if kernel_pays and not _shares_a_line(cols, size):
+    if _kernel_pays(size) and not _shares_a_line(cols, size, deadline=deadline):
         return _missing_queen(cols, cells)
     width = min(_CHUNK, size)
     offsets = np.arange(width, dtype=np.int64)
@@ -87,6 +123,7 @@ def find_violation(
     for families in passes:
         marks = [np.zeros(line_count(size), dtype=np.bool_) for _, _, line_count in families]
         for start in range(0, size, _CHUNK):
+            _check_clock(deadline)
             stop = min(start + _CHUNK, size)
             rows = np.add(offsets[: stop - start], start, out=rows_buffer[: stop - start])
             chunk = cols_buffer[: stop - start]
@@ -122,11 +159,14 @@ def _idle_cores() -> int:
     return max(1, cpu_count() - round(others))
 
 
-def _shares_a_line(cols: np.ndarray, size: int, threads: int | None = None) -> bool:
+def _shares_a_line(cols: np.ndarray, size: int, threads: int | None = None,
+                   deadline: float | None = None) -> bool:
     """Whether two queens share a column or diagonal, by the bit-mark kernel on up to three threads (one
     per family; with two, one thread takes the columns and the diagonals r - c; by default as many as
-    there are idle cores); every column is already known to be in [0, size)."""
-    kernel = load("nqcsp._verify_kernel")
+    there are idle cores); every column is already known to be in [0, size). Each thread checks
+    ``_KERNEL_ROWS`` rows at a time, and stops when another has found a shared line or the deadline has
+    passed (then ``VerificationTimeout``)."""
+    kernel = load(_KERNEL)
     threads = max(1, min(threads or _idle_cores(), 3))
     counts = (size, 2 * size - 1, 2 * size - 1)
     bits = [np.zeros((count + 63) // 64, dtype=np.uint64) for count in counts]
@@ -134,9 +174,21 @@ def _shares_a_line(cols: np.ndarray, size: int, threads: int | None = None) -> b
     native = cols if cols.dtype.isnative else cols.astype(cols.dtype.newbyteorder("="))
     columns = np.ascontiguousarray(native)
     repeats: list[int | None] = [None] * threads  # None: a thread that never answered
+    late = threading.Event()
 
     def check(t: int) -> None:
-        repeats[t] = kernel.first_repeat(columns, *(owner[f] == t for f in range(3)), *bits)
+        families = tuple(owner[f] == t for f in range(3))
+        for start in range(0, size, _KERNEL_ROWS):
+            if late.is_set() or any(row is not None and row >= 0 for row in repeats):
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                late.set()
+                break
+            row = kernel.first_repeat(columns, start, min(start + _KERNEL_ROWS, size), *families, *bits)
+            if row >= 0:
+                repeats[t] = row
+                return
+        repeats[t] = -1
 
     helpers = [threading.Thread(target=check, args=(t,), daemon=True) for t in range(1, threads)]
     for helper in helpers:
@@ -146,7 +198,10 @@ def _shares_a_line(cols: np.ndarray, size: int, threads: int | None = None) -> b
         helper.join()
     if None in repeats:
         raise RuntimeError("a thread of the verifier's kernel failed: nothing was checked")
-    return any(row is not None and row >= 0 for row in repeats)
+    shared = any(row is not None and row >= 0 for row in repeats)
+    if late.is_set() and not shared:
+        raise VerificationTimeout("the deadline passed before the check ended")
+    return shared
 
 
 def _column_array(columns: Iterable[int] | np.ndarray) -> np.ndarray:

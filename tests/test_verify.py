@@ -1,10 +1,12 @@
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import naive_is_solution
 
-from nqcsp import find_violation, verify
+from nqcsp import Status, find_violation, solve, verify
 from nqcsp.construction import closed_form
 
 
@@ -117,16 +119,54 @@ def in_range_boards(draw, max_n=300):
 
 
 @settings(max_examples=300, deadline=None)
-@given(case=in_range_boards(), threads=st.integers(1, 4))
-def test_bit_mark_kernel_agrees_with_naive(case, threads):
-    """The big-board path on small boards, with the families split over 1 to 3 threads."""
+@given(case=in_range_boards(), threads=st.integers(1, 4), rows_per_call=st.sampled_from([1, 3, 64, 1 << 22]))
+def test_bit_mark_kernel_agrees_with_naive(case, threads, rows_per_call):
+    """The big-board path on small boards, with the families split over 1 to 3 threads, each checking
+    its rows a range at a time (as between looks at the clock)."""
     pytest.importorskip("numba")
     from nqcsp import verifier
 
     n, cols = case
     dtype = np.dtype(">i8" if n % 2 else "<i4")  # either byte order
-    assert verifier._shares_a_line(np.array(cols, dtype=dtype), n, threads) == (
-        not naive_is_solution(n, cols))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(verifier, "_KERNEL_ROWS", rows_per_call)
+        shares = verifier._shares_a_line(np.array(cols, dtype=dtype), n, threads,
+                                         deadline=time.perf_counter() + 3600)
+    assert shares == (not naive_is_solution(n, cols))
+
+
+@pytest.mark.parametrize("kernel", [False, True])
+def test_a_check_whose_deadline_passes_raises_instead_of_answering(kernel):
+    # Before, a caller had to refuse the check up front from a guess of its speed (2.5e-8 s a queen):
+    # at n = 10^8 a constructed board found in 1.2 s of a 3 s limit was UNKNOWN, its check being
+    # "about 2.5 s" with 1.8 s left; it takes 0.4 s.
+    if kernel:
+        pytest.importorskip("numba")
+    from nqcsp import verifier
+
+    n = 3 << 20
+    cols = closed_form(n)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(verifier, "KERNEL_MIN_N", 0 if kernel else 1 << 62)
+        patch.setattr(verifier, "KERNEL_MIN_N_NUMBA_LOADED", 0 if kernel else 1 << 62)
+        patch.setattr(verifier, "_KERNEL_ROWS", 1 << 16)
+        with pytest.raises(verifier.VerificationTimeout):
+            find_violation(n, cols, deadline=time.perf_counter() - 1.0)
+        assert find_violation(n, cols, deadline=time.perf_counter() + 3600) is None
+        cols[[5, 9]] = cols[[9, 5]]
+        assert find_violation(n, cols, deadline=time.perf_counter() + 3600) is not None
+
+
+def test_a_verification_past_the_deadline_answers_unknown_naming_the_stage(monkeypatch):
+    from nqcsp import api, verifier
+
+    def too_late(*args, **kwargs):
+        raise verifier.VerificationTimeout("late")
+
+    monkeypatch.setattr(api, "find_violation", too_late)
+    result = solve(12, solver="construct", time_limit=30)
+    assert result.status is Status.UNKNOWN and result.stats["stage"] == "verify"
+    assert result.stats["reason"] == "time limit of 30.0 s reached during verification"
 
 
 @settings(max_examples=200, deadline=None)
