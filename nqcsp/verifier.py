@@ -17,6 +17,7 @@ faster than a random-looking one).
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -98,6 +99,9 @@ def find_violation(
     ``VerificationTimeout`` when ``deadline`` (``time.perf_counter()`` seconds) passes first."""
     size = as_board_size(n)
     cells = queen_array(queens, size)
+    if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, (int, float))
+                                 or math.isnan(deadline)):
+        raise TypeError(f"deadline must be a time.perf_counter() value in seconds or None, got {deadline!r}")
     try:
         cols = _column_array(columns)
     except OverflowError as exc:

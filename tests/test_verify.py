@@ -157,6 +157,12 @@ def test_a_check_whose_deadline_passes_raises_instead_of_answering(kernel):
         assert find_violation(n, cols, deadline=time.perf_counter() + 3600) is not None
 
 
+@pytest.mark.parametrize("deadline", ["soon", True, float("nan"), [1.0]])
+def test_a_deadline_that_is_not_a_number_is_a_type_error_naming_it(deadline):
+    with pytest.raises(TypeError, match="deadline"):
+        find_violation(4, [1, 3, 0, 2], deadline=deadline)
+
+
 def test_a_verification_past_the_deadline_answers_unknown_naming_the_stage(monkeypatch):
     from nqcsp import api, verifier
 
