@@ -72,4 +72,19 @@ def prefetch(typingctx, array, index):
     return types.void(array, types.int64), codegen
 
 
-__all__ = ["cgutils", "intrinsic", "njit", "njit_unrefcounted", "prefetch", "types"]
+def needs_compiling(kernel: Any) -> bool:
+    """Whether calling ``kernel`` (a numba dispatcher called from Python) will compile it: no version is
+    loaded in this process and numba's cache holds none for its current source (a fresh install, or a
+    source changed since). Compiling takes seconds that no deadline can cut, so a stage with a time
+    limit asks this first. A numba whose cache is laid out otherwise is taken as cached: the question
+    is then never asked wrongly, only not asked."""
+    if kernel.overloads:
+        return False
+    try:
+        index = kernel._cache._cache_file._load_index()
+    except AttributeError:
+        return False
+    return not index
+
+
+__all__ = ["cgutils", "intrinsic", "needs_compiling", "njit", "njit_unrefcounted", "prefetch", "types"]

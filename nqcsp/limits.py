@@ -156,15 +156,17 @@ class Limits:
         if self.expired():
             raise OutOfTime(stage, time_limit_reason(stage, self.time_limit))
 
-    def need_time(self, stage: str, seconds: float, grace: float = 0.0) -> None:
+    def need_time(self, stage: str, seconds: float, grace: float = 0.0, why: str = "") -> None:
         """Raise OutOfTime when an uninterruptible stage, estimated at ``seconds``, cannot end in time.
 
         ``grace`` (seconds) lets a stage that cannot be avoided, such as loading compiled kernels, run
-        over the deadline by that much rather than leave every later stage without a chance.
+        over the deadline by that much rather than leave every later stage without a chance. ``why``
+        says what the seconds are for, in the reason.
         """
         remaining = self.remaining()
         if remaining is not None and seconds > remaining + grace:
-            raise OutOfTime(stage, f"time limit: {stage} needs about {seconds:.2g} s, "
+            what = f" ({why})" if why else ""
+            raise OutOfTime(stage, f"time limit: {stage} needs about {seconds:.2g} s{what}, "
                                    f"{remaining:.2g} s of the {self.time_limit} s are left")
 
     def need_memory(self, stage: str, nbytes: float, what: str) -> None:

@@ -40,9 +40,11 @@ _FUSED_MAX_N = 1 << 28
 KERNEL_MIN_N = 1 << 24
 KERNEL_MIN_N_NUMBA_LOADED = 1 << 20
 # Seconds before the kernel's first check in a process, which no deadline can interrupt: importing numba
-# and building its CPU target (0.5 to 0.7 s measured), or only loading the cached kernel (under 0.1 s).
+# and building its CPU target (0.5 to 0.7 s measured), or only loading the cached kernel (under 0.1 s);
+# compiling it when numba's cache has no copy (a fresh install): 1.3 s measured, with margin.
 KERNEL_LOAD_S = 0.8
 KERNEL_LOAD_NUMBA_LOADED_S = 0.2
+KERNEL_COMPILE_S = 2.0
 _KERNEL = "nqcsp._verify_kernel"
 
 # Each family of lines a queen sits on: its index from (row, col), written into ``out`` when one is given,
@@ -73,7 +75,8 @@ def _kernel_pays(size: int) -> bool:
 
 def startup_s(n: int) -> float:
     """Seconds the check of n queens may spend before it first looks at a deadline: loading its kernel,
-    once per process (0 when it is loaded or will not run)."""
+    once per process (0 when it is loaded or will not run). Compiling it, on a cold cache, is known
+    only once numba is imported: the check itself then refuses a deadline too close for it."""
     if not _kernel_pays(n) or loaded(_KERNEL) is not None:
         return 0.0
     return KERNEL_LOAD_NUMBA_LOADED_S if "numba" in sys.modules else KERNEL_LOAD_S
@@ -171,6 +174,12 @@ def _shares_a_line(cols: np.ndarray, size: int, threads: int | None = None,
     ``_KERNEL_ROWS`` rows at a time, and stops when another has found a shared line or the deadline has
     passed (then ``VerificationTimeout``)."""
     kernel = load(_KERNEL)
+    if deadline is not None:
+        from nqcsp._jit import needs_compiling  # numba is imported by now
+
+        if needs_compiling(kernel.first_repeat) and time.perf_counter() + KERNEL_COMPILE_S > deadline:
+            raise VerificationTimeout("compiling the check's kernel (numba's cache has no copy) would pass "
+                                      "the deadline")
     threads = max(1, min(threads or _idle_cores(), 3))
     counts = (size, 2 * size - 1, 2 * size - 1)
     bits = [np.zeros((count + 63) // 64, dtype=np.uint64) for count in counts]

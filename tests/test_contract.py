@@ -1,6 +1,8 @@
 """The protocol every registered backend keeps, run over ``available_solvers()``: a new backend gets these
 tests for free (see "Adding a backend" in the README)."""
 
+import json
+import os
 import subprocess
 import sys
 import time
@@ -163,3 +165,48 @@ def test_a_backend_cannot_certify_its_own_claim(monkeypatch):
     # auto asks a second backend, whose verified solution exposes the lie.
     with pytest.raises(InternalSolverError, match="disagree"):
         solve(problem, solver="auto", seed=0)
+
+
+_COLD_CACHE_PROGRAM = """
+import json, sys, time
+import nqcsp
+out = []
+for solver in ("qs4", "backtrack", "auto"):
+    started = time.perf_counter()
+    result = nqcsp.solve(20, [(1, 2)], solver=solver, seed=1, time_limit=0.5)
+    out.append([solver, result.status.value, time.perf_counter() - started, result.stats.get("reason"),
+                None if result.columns is None else result.columns.tolist()])
+print(json.dumps(out))
+"""
+
+
+def test_a_time_limit_is_kept_when_numba_has_no_cached_kernel_to_load(tmp_path):
+    # A fresh install compiles each kernel on its first call: qs4 took 5.1 s, backtrack 7.9 s and auto
+    # 12.3 s under a 0.5 s limit. A stage now asks numba's cache first and refuses a limit too short for
+    # compiling, so auto answers from a backend that needs no compiling.
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _COLD_CACHE_PROGRAM], capture_output=True, text=True,
+                          env=env, timeout=120, check=True)
+    runs = {solver: (status, seconds, reason, cols)
+            for solver, status, seconds, reason, cols in json.loads(done.stdout)}
+    for solver, (_, seconds, reason, _) in runs.items():
+        assert seconds <= 0.5 + 0.5, (solver, seconds, reason)
+    for solver in ("qs4", "backtrack"):
+        assert runs[solver][0] == "UNKNOWN" and "compiling" in runs[solver][2]
+    status, _, _, cols = runs["auto"]
+    assert status == "SAT" and naive_is_solution(20, cols, [(1, 2)])
+
+
+def test_needs_compiling_follows_numbas_cache(tmp_path):
+    module = tmp_path / "cold_kernel.py"
+    module.write_text("from nqcsp._jit import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    program = ("import sys; sys.path.insert(0, sys.argv[1]); import cold_kernel; "
+               "from nqcsp._jit import needs_compiling; before = needs_compiling(cold_kernel.twice); "
+               "value = cold_kernel.twice(21); print(before, needs_compiling(cold_kernel.twice), value)")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-c", program, str(tmp_path)], capture_output=True, text=True,
+                           env=env, check=True).stdout.split()
+    again = subprocess.run([sys.executable, "-c", program, str(tmp_path)], capture_output=True, text=True,
+                           env=env, check=True).stdout.split()
+    assert first == ["True", "False", "42"]    # nothing cached, then compiled in the process
+    assert again == ["False", "False", "42"]   # a new process finds the cached copy

@@ -23,6 +23,9 @@ CHUNK_S = 0.02
 _FIRST_CHUNK = 256
 VALUE_ORDER = 2
 NARROW = 64   # residuals up to this many free lines take the one-word kernel
+# Seconds to compile the search kernel when numba's cache has no copy (a fresh install): 7.2 s measured
+# with an empty NUMBA_CACHE_DIR (the whole first call 7.9 s under a 0.5 s limit before), with margin.
+SEARCH_COMPILE_S = 9.0
 
 
 def words_for(free: int) -> int:
@@ -125,6 +128,11 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
     without it.
     """
     kernels = load("nqcsp.bitboard.residual_kernels")
+    from nqcsp._jit import needs_compiling  # numba is imported by now
+
+    if needs_compiling(kernels.search):
+        limits.need_time("search", SEARCH_COMPILE_S, why="compiling the search kernel once: numba's cache "
+                                                         "has no copy")
 
     started = time.perf_counter()
     k = residual.size
