@@ -10,8 +10,8 @@ import sys
 
 import numpy as np
 import pytest
+from interrupting import interrupt_when, start_interruptible
 from naive import naive_has_solution
-from test_parallel import interrupt_when
 from test_queen_sets import naive_sets
 
 import nqcsp
@@ -108,8 +108,9 @@ def test_ctrl_c_then_resume_loses_and_repeats_nothing(tmp_path):
     def some_tasks_done(out, err):
         return level.exists() and len(level.read_text().splitlines()) >= 4
 
-    proc = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    # start_interruptible: a pytest started in the background (nohup ... &) passes on an ignored SIGINT,
+    # and the run then finished instead of stopping (rc 0, "finished before it could be interrupted").
+    proc = start_interruptible(command)
     rc, out, err, took = interrupt_when(proc, some_tasks_done)
     assert rc == 130 and "resume" in err and "Traceback" not in err, (rc, err[-500:])
     before = [json.loads(line) for line in level.read_text().splitlines()]
