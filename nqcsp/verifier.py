@@ -41,10 +41,11 @@ KERNEL_MIN_N = 1 << 24
 KERNEL_MIN_N_NUMBA_LOADED = 1 << 20
 # Seconds before the kernel's first check in a process, which no deadline can interrupt: importing numba
 # and building its CPU target (0.5 to 0.7 s measured), or only loading the cached kernel (under 0.1 s);
-# compiling it when numba's cache has no copy (a fresh install): 1.3 s measured, with margin.
+# compiling it when numba's cache has no copy (a fresh install): 0.4 s measured once numba is imported,
+# with margin.
 KERNEL_LOAD_S = 0.8
 KERNEL_LOAD_NUMBA_LOADED_S = 0.2
-KERNEL_COMPILE_S = 2.0
+KERNEL_COMPILE_S = 1.0
 _KERNEL = "nqcsp._verify_kernel"
 
 # Each family of lines a queen sits on: its index from (row, col), written into ``out`` when one is given,
