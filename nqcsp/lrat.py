@@ -20,6 +20,7 @@ Clause numbers must increase along the proof and stay below the formula's clause
 from __future__ import annotations
 
 import mmap
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,8 +34,11 @@ CHECKER = "nqcsp-lrat"
 # a proof byte, 34 MB in 0.92 s; the estimate refuses a check only when it clearly cannot end in time.
 SECONDS_PER_PROOF_BYTE = 3e-8
 SECONDS_PER_CNF_BYTE = 2e-8
-# Loading the cached kernel, once per process: 0.3 to 1.3 s measured on the shared 2-core machine.
+# Loading the cached kernel, once per process: 0.3 to 1.3 s measured on the shared 2-core machine;
+# compiling it when numba's cache has no copy (a fresh install): about 6 s measured with the other core
+# busy, with margin.
 KERNEL_LOAD_S = 0.8
+KERNEL_COMPILE_S = 8.0
 # Per proof byte: the table of clause numbers (13 bytes a lemma of 40 bytes or more); the literals of
 # live clauses are compacted as the proof deletes (``_compact``), within a fixed share; per CNF byte its
 # literals and table.
@@ -77,9 +81,16 @@ def is_binary(proof: bytes) -> bool:
 
 
 def estimated_seconds(cnf_bytes: int, proof_bytes: int) -> float:
-    """The check's time from the sizes, the kernel's loading included when this process has not yet."""
+    """The check's time from the sizes, the kernel's loading included when this process has not yet,
+    and its compiling when numba is imported already and finds no cached copy (a fresh install)."""
     kernel = loaded("nqcsp._lrat_kernel")
     loading = 0.0 if kernel is not None and kernel.check_steps.signatures else KERNEL_LOAD_S
+    if loading and "numba" in sys.modules:
+        from nqcsp._jit import needs_compiling
+
+        kernel = load("nqcsp._lrat_kernel")  # numba is imported: only the module's own definitions
+        if needs_compiling(kernel.read_formula) or needs_compiling(kernel.check_steps):
+            loading = KERNEL_COMPILE_S
     return loading + SECONDS_PER_CNF_BYTE * cnf_bytes + SECONDS_PER_PROOF_BYTE * proof_bytes
 
 

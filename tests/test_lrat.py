@@ -378,3 +378,22 @@ def test_a_proof_is_checked_as_it_is_written_and_kept_as_evidence(monkeypatch, t
     damaged = BacktrackSolver().solve(problem, limits=Limits.unlimited())
     again = certify.recheck(problem, damaged.certificate, Limits.unlimited())
     assert not again.checked and "rejected as it was written" in again.details["unchecked"]
+
+
+def test_the_check_estimate_counts_compiling_on_a_cold_numba_cache(tmp_path):
+    # With numba's cache empty (a fresh install) the first check compiles its kernel, about 6 s, which
+    # the estimate put at 0.8 s of loading: auto, having compiled the backtracker under a 10 s limit,
+    # would then check its proof seconds past the deadline.
+    import os
+    import subprocess
+    import sys
+
+    program = ("import nqcsp._jit; from nqcsp import lrat; cold = lrat.estimated_seconds(10, 10); "
+               "verdict = lrat.check_lrat('p cnf 1 2\\n1 0\\n-1 0\\n', b'3 0 1 2 0\\n'); "
+               "print(cold, bool(verdict), lrat.estimated_seconds(10, 10))")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env,
+                         timeout=300, check=True).stdout.split()
+    from nqcsp.lrat import KERNEL_COMPILE_S
+
+    assert float(out[0]) >= KERNEL_COMPILE_S and out[1] == "True" and float(out[2]) < 0.01
