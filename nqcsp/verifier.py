@@ -187,22 +187,22 @@ def _shares_a_line(cols: np.ndarray, size: int, threads: int | None = None,
     owner = (0, 1 % threads, 2 % threads)  # the thread checking each family
     native = cols if cols.dtype.isnative else cols.astype(cols.dtype.newbyteorder("="))
     columns = np.ascontiguousarray(native)
-    repeats: list[int | None] = [None] * threads  # None: a thread that never answered
+    answered = [False] * threads  # False: a thread that failed before it answered
+    shared = threading.Event()
     late = threading.Event()
 
     def check(t: int) -> None:
         families = tuple(owner[f] == t for f in range(3))
         for start in range(0, size, _KERNEL_ROWS):
-            if late.is_set() or any(row is not None and row >= 0 for row in repeats):
+            if shared.is_set() or late.is_set():
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 late.set()
                 break
-            row = kernel.first_repeat(columns, start, min(start + _KERNEL_ROWS, size), *families, *bits)
-            if row >= 0:
-                repeats[t] = row
-                return
-        repeats[t] = -1
+            if kernel.first_repeat(columns, start, min(start + _KERNEL_ROWS, size), *families, *bits) >= 0:
+                shared.set()
+                break
+        answered[t] = True
 
     helpers = [threading.Thread(target=check, args=(t,), daemon=True) for t in range(1, threads)]
     for helper in helpers:
@@ -210,12 +210,11 @@ def _shares_a_line(cols: np.ndarray, size: int, threads: int | None = None,
     check(0)
     for helper in helpers:
         helper.join()
-    if None in repeats:
+    if not all(answered):
         raise RuntimeError("a thread of the verifier's kernel failed: nothing was checked")
-    shared = any(row is not None and row >= 0 for row in repeats)
-    if late.is_set() and not shared:
+    if late.is_set() and not shared.is_set():
         raise VerificationTimeout("the deadline passed before the check ended")
-    return shared
+    return shared.is_set()
 
 
 def _column_array(columns: Iterable[int] | np.ndarray) -> np.ndarray:
