@@ -17,6 +17,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from nqcsp.problem import as_int
 
@@ -168,6 +169,15 @@ class Limits:
             what = f" ({why})" if why else ""
             raise OutOfTime(stage, f"time limit: {stage} needs about {seconds:.2g} s{what}, "
                                    f"{remaining:.2g} s of the {self.time_limit} s are left")
+
+    def need_compiled(self, stage: str, kernel: Any, seconds: float, what: str, grace: float = 0.0) -> None:
+        """``need_time`` for compiling ``kernel`` (a numba dispatcher, ``what`` naming it) when numba's
+        cache has no copy of it (a fresh install); nothing when it is loaded or cached. Only for a
+        caller that has imported numba already."""
+        from nqcsp._jit import needs_compiling
+
+        if needs_compiling(kernel):
+            self.need_time(stage, seconds, grace, why=f"compiling {what} once: numba's cache has no copy")
 
     def need_memory(self, stage: str, nbytes: float, what: str) -> None:
         """Raise OutOfMemory when ``what`` (``nbytes``, estimated) would not fit in the memory budget."""

@@ -128,11 +128,7 @@ def first_solution(residual: Residual, limits: Limits, order: int = VALUE_ORDER,
     without it.
     """
     kernels = load("nqcsp.bitboard.residual_kernels")
-    from nqcsp._jit import needs_compiling  # numba is imported by now
-
-    if needs_compiling(kernels.search):
-        limits.need_time("search", SEARCH_COMPILE_S, why="compiling the search kernel once: numba's cache "
-                                                         "has no copy")
+    limits.need_compiled("search", kernels.search, SEARCH_COMPILE_S, "the search kernel")
 
     started = time.perf_counter()
     k = residual.size

@@ -164,11 +164,8 @@ class _LocalSearch:
             # Importing numba and loading the cached kernels cannot be interrupted.
             limits.need_time("search", KERNEL_LOAD_S, grace=KERNEL_LOAD_GRACE_S)
         kernels = load(KERNELS)
-        from nqcsp._jit import needs_compiling  # numba is imported by now
-
-        if needs_compiling(getattr(kernels, self.kernel)):
-            limits.need_time("search", KERNEL_COMPILE_S, grace=KERNEL_LOAD_GRACE_S,
-                             why=f"compiling {self.name}'s kernel once: numba's cache has no copy")
+        limits.need_compiled("search", getattr(kernels, self.kernel), KERNEL_COMPILE_S,
+                             f"{self.name}'s kernel", grace=KERNEL_LOAD_GRACE_S)
 
         clock = Clock(limits)
         seed = _seed(seed)
