@@ -55,6 +55,11 @@ class Runs:
     peak_mb: list[float] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
 
+    def record(self, cpu: float, peak_mb: float, wall: float) -> None:
+        self.cpu.append(cpu)
+        self.peak_mb.append(peak_mb)
+        self.wall.append(wall)
+
     def best(self) -> float:
         return min(self.cpu)
 
@@ -99,9 +104,7 @@ def compare(pairs: list[Pair], repeat: int) -> list[tuple[str, Runs, Runs]]:
                 out, cpu, peak, wall = measured(command)
                 if callable(check):
                     check(side, out)
-                runs.cpu.append(cpu)
-                runs.peak_mb.append(peak)
-                runs.wall.append(wall)
+                runs.record(cpu, peak, wall)
             print(f"  {label}: peer {peer.cpu[-1]:.2f} s, nqcsp {mine.cpu[-1]:.2f} s", file=sys.stderr,
                   flush=True)
         table.append((label, peer, mine))
@@ -247,9 +250,7 @@ def alone_runs(n: int, start: str, repeat: int) -> Runs:
     for _ in range(repeat):
         out, cpu, peak, wall = measured(qs4_command(n, start))
         check("nqcsp", out)
-        runs.cpu.append(cpu)
-        runs.peak_mb.append(peak)
-        runs.wall.append(wall)
+        runs.record(cpu, peak, wall)
         print(f"  qs4 n={n:.0e} {start} alone: {wall:.2f} s wall, {out.split()[1]} start", file=sys.stderr,
               flush=True)
     return runs
