@@ -143,10 +143,13 @@ class InProcess(Executor):
 
 def is_lost_worker(exc: BaseException) -> bool:
     """Whether ``exc`` says the worker went away (run the task again) rather than that the task failed."""
-    if isinstance(exc, BrokenProcessPool):
-        return True
+    return isinstance(exc, BrokenProcessPool) or _of_distributed(exc, _DISTRIBUTED_LOST)
+
+
+def _of_distributed(exc: BaseException, names: set[str]) -> bool:
+    """Whether ``exc`` is one of dask.distributed's exceptions ``names`` (by name: no import of Dask)."""
     kind = type(exc)
-    return kind.__module__.split(".")[0] == "distributed" and kind.__name__ in _DISTRIBUTED_LOST
+    return kind.__module__.split(".")[0] == "distributed" and kind.__name__ in names
 
 
 @dataclass
@@ -406,14 +409,20 @@ def _dask_outcomes(client: Any, fn: Callable[..., Any], tasks: list[tuple[Any, .
                     yield indices[0], TaskOutcome(error=exc, attempts=attempts[indices[0]])
             refill()
     except Exception as exc:
-        # A call to the client (nthreads, submit) that failed because the scheduler went away mid-call.
-        if isinstance(exc, SchedulerLost) or client.status == "running":
+        # A call to the client (nthreads, submit) that failed because the scheduler went away mid-call. The
+        # call may see the link break before the client does (its status still "running").
+        if isinstance(exc, SchedulerLost) or (client.status == "running" and not _broken_link(exc)):
             raise
         raise SchedulerLost(_lost_scheduler_message(address, exc)) from exc
     finally:
         if live:
             with contextlib.suppress(Exception):
                 client.cancel([future for future, _ in live.values()])
+
+
+def _broken_link(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by a call to the client, says its connection broke (not a refusal)."""
+    return isinstance(exc, ConnectionError) or _of_distributed(exc, {"CommClosedError"})
 
 
 def _lost_scheduler_message(address: str, exc: BaseException | None = None) -> str:

@@ -424,6 +424,47 @@ def test_dask_scheduler_killed_mid_run_writes_what_finished_one_line_and_exit_4(
 
 
 @pytest.mark.slow  # 3-5 s: the (shortened) connection timeout
+@pytest.mark.parametrize("broken", ["comm", "reset"])
+def test_a_client_call_that_sees_the_scheduler_link_break_first_is_a_lost_scheduler(broken, monkeypatch):
+    # Found in CI: the scheduler killed mid-run, `client.nthreads()` raised CommClosedError while the
+    # client's status still said "running", and the run ended "internal error (a bug, please report)"
+    # instead of "lost the Dask scheduler" (exit 4).
+    from nqcsp import parallel
+
+    comm = pytest.importorskip("distributed.comm.core")
+    # No real client: nothing is submitted before the first call to it fails.
+    monkeypatch.setattr("distributed.as_completed", lambda *args, **kwargs: None)
+    error = comm.CommClosedError("in <TCP (closed) ConnectionPool.ncores>") if broken == "comm" \
+        else ConnectionResetError(104, "Connection reset by peer")
+
+    class RunningClientWithABrokenLink:
+        status = "running"
+        scheduler = type("Scheduler", (), {"address": "tcp://127.0.0.1:1"})()
+
+        def nthreads(self):
+            raise error
+
+    with pytest.raises(parallel.SchedulerLost, match="lost the Dask scheduler at tcp://127.0.0.1:1"):
+        list(parallel._dask_outcomes(RunningClientWithABrokenLink(), abs, [(-1,)], 2))
+
+
+def test_a_client_call_that_fails_otherwise_is_not_taken_for_a_lost_scheduler(monkeypatch):
+    from nqcsp import parallel
+
+    pytest.importorskip("distributed")
+    monkeypatch.setattr("distributed.as_completed", lambda *args, **kwargs: None)
+
+    class RunningClient:
+        status = "running"
+        scheduler = type("Scheduler", (), {"address": "tcp://127.0.0.1:1"})()
+
+        def nthreads(self):
+            raise ValueError("a bug of ours")
+
+    with pytest.raises(ValueError, match="a bug of ours"):
+        list(parallel._dask_outcomes(RunningClient(), abs, [(-1,)], 2))
+
+
 def test_dask_scheduler_not_there_is_one_line_and_exit_2(monkeypatch, capfd):
     pytest.importorskip("distributed")
     import socket
