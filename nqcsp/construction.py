@@ -121,14 +121,21 @@ def composed(outer: np.ndarray, inner: int, cell: tuple[int, int]) -> np.ndarray
 
 def near_solution(n: int, queens: np.ndarray) -> np.ndarray:
     """A permutation holding the mandatory queens (``(k, 2)`` cells) and otherwise the closed-form
-    solution (the identity for n = 2, 3), in the closed form's dtype. Of queens sharing a row or a column
-    (an UNSAT problem, given a hint all the same) only the first is placed.
+    solution (the identity for n = 2, 3), in the closed form's dtype: ``swap_in`` on the closed form."""
+    cols = closed_form(n) if n == 1 or n >= 4 else np.arange(n, dtype=_index_dtype(n))
+    return swap_in(cols, queens)
+
+
+def swap_in(cols: np.ndarray, queens: np.ndarray) -> np.ndarray:
+    """The permutation ``cols``, changed in place so that it holds the mandatory queens (``(k, 2)``
+    cells), and returned. Of queens sharing a row or a column (an UNSAT problem, given a hint all the
+    same) only the first is placed.
 
     Each mandatory row takes its column from the free row holding it, which gets a column the mandatory rows
-    gave up; only the few queens moved can attack. Memory: the columns plus a chunk, never an inverse
-    (at n = 10^9 an int64 inverse alone would be 8 GB).
+    gave up; only the few queens moved can attack. Memory: a chunk, never an inverse (at n = 10^9 an int64
+    inverse alone would be 8 GB).
     """
-    cols = closed_form(n) if n == 1 or n >= 4 else np.arange(n, dtype=_index_dtype(n))
+    n = len(cols)
     if len(queens) == 0:
         return cols
     rows, wanted = queens[_first_of_each(queens[:, 0]) & _first_of_each(queens[:, 1])].T

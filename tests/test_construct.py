@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from naive import naive_is_solution
 
 from nqcsp import Problem, Status, solve, verify
-from nqcsp.construction import closed_form, composed, composition_factors, modular, near_solution
+from nqcsp.construction import closed_form, composed, composition_factors, modular, near_solution, swap_in
 from nqcsp.limits import Limits
 from nqcsp.solvers.construct import ConstructSolver
 from nqcsp.symmetry import SYMMETRIES, covers, transform
@@ -93,6 +93,32 @@ def test_near_solution_is_a_permutation_holding_the_mandatory_queens(data):
         base = closed_form(n).tolist()
         moved = sum(a != b for a, b in zip(cols, base, strict=True))
         assert moved <= 2 * len(cells)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_swap_in_changes_any_permutation_only_where_the_mandatory_queens_need_it(data):
+    """The swap on a composed start (not the closed form): in place, a permutation again, each queen
+    placed unless an earlier one holds its row or column, and only the queens' rows and the rows that
+    held their columns changed."""
+    n = data.draw(st.integers(1, 60), label="n")
+    base = data.draw(st.permutations(range(n)), label="base")
+    cells = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=14,
+                               unique=True), label="cells")
+    queens = Problem(n, cells).queen_array
+    board = np.array(base, dtype=np.int32)
+    assert swap_in(board, queens) is board
+    cols = board.tolist()
+    assert sorted(cols) == list(range(n))
+    taken_rows, taken_cols = set(), set()
+    for row, col in queens.tolist():
+        if row not in taken_rows and col not in taken_cols:
+            assert cols[row] == col
+        taken_rows.add(row)
+        taken_cols.add(col)
+    holders = {base.index(col) for _, col in cells}
+    changed = {row for row in range(n) if cols[row] != base[row]}
+    assert changed <= taken_rows | holders
 
 
 @pytest.mark.parametrize("n", range(1, 400))

@@ -389,7 +389,8 @@ def test_constructed_start_solves_instances_taken_from_a_solution(data):
     result = solve(n, mandatory, solver="qs4", seed=data.draw(st.integers(0, 2**63 - 1)),
                    start="construction")
     # One queen is built into a composed solution where n has a factor coprime to 6 and the outer
-    # board a solution for the queen's block; else the closed form takes the queens swapped in.
+    # board a solution for the queen's block; else the closed form takes the queens swapped in (more
+    # queens are swapped into a composition only from an outer board of 128, beyond these sizes).
     assert result.stats["start"] in (("construction", "composition") if len(rows) == 1 else ("construction",))
     assert result.status is not Status.UNSAT
     if result.status is Status.SAT:
@@ -398,22 +399,41 @@ def test_constructed_start_solves_instances_taken_from_a_solution(data):
         assert len(mandatory) >= 3
 
 
-def test_the_default_start_is_constructed_only_for_big_boards_where_it_cannot_fail():
+def test_the_default_start_is_constructed_only_for_big_boards_where_it_does_not_fail():
     from nqcsp.solvers.localsearch import CONSTRUCTED_START_MIN_N
 
     n = CONSTRUCTED_START_MIN_N          # 2^20: no factor coprime to 6, so no composition
+    prime = 1048583                      # the first prime past 2^20: only the modular solution (outer 1)
     small = solve(1000, solver="qs4", seed=1)
     empty = solve(n, solver="qs4", seed=1)
     queen = solve(n, [(0, 3)], solver="qs4", seed=1)
     asked = solve(n, [(0, 3)], solver="qs4", seed=1, start="construction")
-    two = solve(5 * n, [(0, 3), (9, 0)], solver="qs4", seed=1)
-    assert [r.stats["start"] for r in (small, empty, queen, asked, two)] == [
+    two_rigid = solve(prime, [(0, 3), (9, 0)], solver="qs4", seed=1)
+    assert [r.stats["start"] for r in (small, empty, queen, asked, two_rigid)] == [
         "greedy", "construction", "greedy", "construction", "greedy"]
     for result, queens in ((small, []), (empty, []), (queen, [(0, 3)]), (asked, [(0, 3)]),
-                           (two, [(0, 3), (9, 0)])):
+                           (two_rigid, [(0, 3), (9, 0)])):
         assert result.status is Status.SAT and verify(result.problem.n, result.columns, queens)
     assert empty.stats["initial_conflicts"] == 0
     assert asked.stats["initial_conflicts"] < 10 < queen.stats["initial_conflicts"]
+
+
+@pytest.mark.parametrize(("n", "cells"), [
+    (5 * 2**20, [(0, 3), (9, 0)]),
+    (128 * 8405, [(0, 3), (537920, 77), (1075839, 1000), (17, 1075000), (700000, 699990)]),
+])
+def test_more_queens_on_a_big_board_start_from_a_composition_holding_the_first_the_others_swapped_in(
+        n, cells):
+    # Before, two or more mandatory queens meant the greedy start: 113 s at 10^9 with two.
+    from nqcsp.solvers.localsearch import REPAIRED_OUTER_MIN
+
+    result = solve(n, cells, solver="qs4", seed=5)
+    assert result.stats["start"] == "composition"
+    outer, inner = map(int, result.stats["composition"].split(" x "))
+    assert outer * inner == n and outer >= REPAIRED_OUTER_MIN
+    assert result.status is Status.SAT and verify(n, result.columns, cells)
+    # Only the swapped queens and the rows that held their columns can attack.
+    assert result.stats["initial_conflicts"] <= 4 * len(cells)
 
 
 @pytest.mark.parametrize(("n", "cell"), [(5 * 2**20, (0, 3)), (5 * 2**20, (2621440, 2621441)),
@@ -453,13 +473,11 @@ def test_a_constructed_start_that_would_not_fit_in_the_time_left_gives_way_to_th
     from nqcsp.solvers.localsearch import constructed_start
 
     n = 10**8
-    assert constructed_start(n, "auto", Limits.unlimited(), 0)
-    assert constructed_start(n, "auto", Limits.unlimited(), 1)
-    assert not constructed_start(n, "auto", Limits.unlimited(), 2)
-    assert constructed_start(n, "construction", Limits.start(time_limit=60), 1)
-    assert not constructed_start(n, "construction", Limits.start(time_limit=0.5), 1)
-    assert not constructed_start(n, "greedy", Limits.unlimited(), 0)
-    assert not constructed_start(1000, "auto", Limits.unlimited(), 0)
+    assert constructed_start(n, "auto", Limits.unlimited())
+    assert constructed_start(n, "construction", Limits.start(time_limit=60))
+    assert not constructed_start(n, "construction", Limits.start(time_limit=0.5))
+    assert not constructed_start(n, "greedy", Limits.unlimited())
+    assert not constructed_start(1000, "auto", Limits.unlimited())
 
 
 @pytest.mark.parametrize("solver", ["qs4", "minconflicts"])

@@ -53,10 +53,11 @@ _LOCAL_SEARCH_OPTIONS = (
     Option("max_restarts", None, "int", "attempts after the first (default: by n)", low=0, high=_BIG),
     Option("tail", None, "int", "queens placed at random after the greedy start (default: by n)",
            low=0, high=_BIG),
-    Option("start", "auto", "choice", "first attempt's start: random greedy, or constructed (one "
-           "mandatory queen composed into a solution where n has a factor coprime to 6, else the closed "
-           "form with the queens swapped in; 'auto': constructed from n = 2^20 on with at most one "
-           "mandatory queen, where that needs no repair)",
+    Option("start", "auto", "choice", "first attempt's start: random greedy, or constructed (the "
+           "first mandatory queen composed into a solution where n has a factor coprime to 6, the others "
+           "swapped in; else the closed form with the queens swapped in; 'auto': constructed from "
+           "n = 2^20 on without mandatory queens, with one a composition holds, or with more and an "
+           "outer board of at least 128, where the repair does not fail)",
            choices=("auto", "greedy", "construction")),
 )
 
