@@ -1,7 +1,8 @@
 """Side by side with the fastest native peers: CPU seconds of whole processes, alternated in one run.
 
     python -m benchmarks peers [--qs4-peer N=PATH ...] [--qs4-start auto,greedy] [--qs4-alone N ...]
-                               [--count-peer PATH --count-n 16,17] [--repeat 3] [--efficiency-n 16,17]
+                               [--qs4-queens K] [--count-peer PATH --count-n 16,17] [--repeat 3]
+                               [--efficiency-n 16,17]
 
 Each peer is a binary given by path (built outside this repository; never vendored):
 - ``--qs4-peer N=PATH``: a QS4-style local search for n = N (the mengxuehu/n-queens-puzzle C++ solver
@@ -12,7 +13,8 @@ Each peer is a binary given by path (built outside this repository; never vendor
   composition holds is built into the start, ``nqcsp.construction.composed``), ``greedy`` is local
   search against local search, both from a random greedy start.
 - ``--qs4-alone N``: the same nqcsp call where no peer runs (the C++ peer cannot allocate n = 10^9 in
-  8 GB): wall and CPU seconds and peak RSS of the whole process, per start.
+  8 GB): wall and CPU seconds and peak RSS of the whole process, per start; ``--qs4-queens K`` gives it
+  K mandatory queens, (0, 3) and K - 1 more spread over the board.
 - ``--count-peer PATH``: a counter taking N as its only argument and printing the count among its output
   (Takaken's bitboard counter); against it ``nqcsp count N``, every count compared.
 
@@ -43,7 +45,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 QS4_PROGRAM = ("import sys, nqcsp; n = int(sys.argv[1]); "
-               "r = nqcsp.solve(n, [(0, 3)], solver='qs4', seed=int(sys.argv[2]), start=sys.argv[3]); "
+               "queens = [tuple(map(int, cell.split(','))) for cell in sys.argv[4].split(';')]; "
+               "r = nqcsp.solve(n, queens, solver='qs4', seed=int(sys.argv[2]), start=sys.argv[3]); "
                "print(r.status.value, r.stats.get('start'), r.stats.get('kernel_s'), "
                "r.stats.get('verify_s'))")
 QS4_STARTS = ("auto", "greedy", "construction")
@@ -174,6 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="qs4's start option, a row each (default auto,greedy)")
     parser.add_argument("--qs4-alone", action="append", default=[], metavar="N",
                         help="nqcsp's qs4 call alone at n = N: wall, CPU, peak (repeatable)")
+    parser.add_argument("--qs4-queens", type=int, default=1, metavar="K",
+                        help="mandatory queens of the --qs4-alone call: (0, 3) and K - 1 more (default 1)")
     parser.add_argument("--count-peer", metavar="PATH", help="a counter binary taking N")
     parser.add_argument("--count-n", default="16,17", help="boards to count (default 16,17)")
     parser.add_argument("--repeat", type=int, default=3)
@@ -187,6 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     starts = [x.strip() for x in args.qs4_start.split(",") if x.strip()]
     if not starts or any(start not in QS4_STARTS for start in starts):
         parser.error(f"--qs4-start: not a list of {', '.join(QS4_STARTS)}: {args.qs4_start!r}")
+    if args.qs4_queens < 1:
+        parser.error(f"--qs4-queens: at least 1, got {args.qs4_queens}")
     try:
         alone = [int(float(x)) for x in args.qs4_alone]
     except ValueError:
@@ -218,7 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     load = os.getloadavg()[0]
     try:
         table = compare(pairs, args.repeat)
-        solo = [(f"qs4 n={n:.0e} {start}", alone_runs(n, start, args.repeat))
+        solo = [(f"qs4 n={n:.0e} {start}" + (f" {args.qs4_queens}q" if args.qs4_queens > 1 else ""),
+                 alone_runs(n, start, args.repeat, args.qs4_queens))
                 for n in alone for start in starts]
     except (OSError, RuntimeError) as exc:
         print(f"python -m benchmarks peers: {exc}", file=sys.stderr)
@@ -233,8 +241,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def qs4_command(n: int, start: str) -> list[str]:
-    return [sys.executable, "-c", QS4_PROGRAM, str(n), "1", start]
+def qs4_queens(n: int, count: int) -> list[tuple[int, int]]:
+    """(0, 3), then ``count - 1`` more spread over the board, none attacking an earlier one."""
+    cells = [(0, 3)]
+    row = col = 0
+    while len(cells) < count:
+        row = (row + n // count + 7) % n
+        col = (col + n // 3 + 11) % n
+        if all(row != r and col != c and abs(row - r) != abs(col - c) for r, c in cells):
+            cells.append((row, col))
+    return cells
+
+
+def qs4_command(n: int, start: str, queens: int = 1) -> list[str]:
+    cells = ";".join(f"{row},{col}" for row, col in qs4_queens(n, queens))
+    return [sys.executable, "-c", QS4_PROGRAM, str(n), "1", start, cells]
 
 
 def qs4_check(n: int) -> Callable[[str, str], None]:
@@ -244,11 +265,11 @@ def qs4_check(n: int) -> Callable[[str, str], None]:
     return check
 
 
-def alone_runs(n: int, start: str, repeat: int) -> Runs:
+def alone_runs(n: int, start: str, repeat: int, queens: int = 1) -> Runs:
     runs = Runs()
     check = qs4_check(n)
     for _ in range(repeat):
-        out, cpu, peak, wall = measured(qs4_command(n, start))
+        out, cpu, peak, wall = measured(qs4_command(n, start, queens))
         check("nqcsp", out)
         runs.record(cpu, peak, wall)
         print(f"  qs4 n={n:.0e} {start} alone: {wall:.2f} s wall, {out.split()[1]} start", file=sys.stderr,
