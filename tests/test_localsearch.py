@@ -436,6 +436,24 @@ def test_more_queens_on_a_big_board_start_from_a_composition_holding_the_first_t
     assert result.stats["initial_conflicts"] <= 4 * len(cells)
 
 
+def test_many_queens_on_a_big_board_start_greedy_the_swaps_would_not_repair_a_composition():
+    # 33 queens: past REPAIRED_QUEENS_MAX (at 10^7, 100 queens swapped into a composition made the first
+    # attempt restart, about 0.4 s lost before the greedy start).
+    from nqcsp.solvers.localsearch import REPAIRED_QUEENS_MAX
+
+    n = 128 * 8405
+    base = closed_form(n)[::-1]
+    rows = np.random.default_rng(3).choice(n, REPAIRED_QUEENS_MAX + 1, replace=False)
+    cells = [(int(row), int(base[row])) for row in rows]
+    result = solve(n, cells, solver="qs4", seed=5)
+    assert result.stats["start"] == "greedy"
+    assert result.status is Status.SAT and verify(n, result.columns, cells)
+    # Asked for, a constructed start is the closed form with the queens swapped in.
+    asked = solve(n, cells, solver="qs4", seed=5, start="construction")
+    assert asked.stats["start"] == "construction"
+    assert asked.status is Status.SAT and verify(n, asked.columns, cells)
+
+
 @pytest.mark.parametrize(("n", "cell"), [(5 * 2**20, (0, 3)), (5 * 2**20, (2621440, 2621441)),
                                          (3 * 7**7, (411771, 5)), (11**6, (1771560, 0))])
 def test_one_queen_on_a_big_board_with_a_factor_coprime_to_6_starts_from_a_solution_holding_it(n, cell):

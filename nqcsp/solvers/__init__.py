@@ -56,7 +56,7 @@ _LOCAL_SEARCH_OPTIONS = (
     Option("start", "auto", "choice", "first attempt's start: random greedy, or constructed (the "
            "first mandatory queen composed into a solution where n has a factor coprime to 6, the others "
            "swapped in; else the closed form with the queens swapped in; 'auto': constructed from "
-           "n = 2^20 on without mandatory queens, with one a composition holds, or with more and an "
+           "n = 2^20 on without mandatory queens, with one a composition holds, or with 2 to 32 and an "
            "outer board of at least 128, where the repair does not fail)",
            choices=("auto", "greedy", "construction")),
 )

@@ -53,12 +53,16 @@ _CHUNK_SHARE = 0.03
 # composition holding the first; unlike the closed form, it is then repaired at once when its outer
 # board is big enough: no restart in 76 random sets of 2 to 30 queens (n from 2.56 * 10^6 to 10^9) on
 # outer boards of 128 to 4096, against restarts in 5 of 29 on outer boards of 64 and 80, in 2 of 3 on
-# one of 8, and in 2 of 2 from the modular solution alone (outer 1). A restart falls back to the greedy
-# start, at 10^9 about 110 s. So ``"auto"`` takes a constructed start where it does not fail: big
-# boards without mandatory queens (the closed form), with one that a composition holds, or with more and
-# a composition of an outer board of at least ``REPAIRED_OUTER_MIN``; every other board starts greedy.
+# one of 8, and in 2 of 2 from the modular solution alone (outer 1). The swaps stop succeeding as the
+# queens get many: 50 queens were repaired at 10^7 and 100 at 10^8, 100 were not at 10^7, nor 200 to
+# 1000 at either (queens taken from another solution). A restart falls back to the greedy start, at 10^9
+# about 110 s. So ``"auto"`` takes a constructed start where it does not fail: big boards without
+# mandatory queens (the closed form), with one that a composition holds, or with up to
+# ``REPAIRED_QUEENS_MAX`` and a composition of an outer board of at least ``REPAIRED_OUTER_MIN``; every
+# other board starts greedy.
 CONSTRUCTED_START_MIN_N = 1 << 20
 REPAIRED_OUTER_MIN = 128
+REPAIRED_QUEENS_MAX = 32
 # Compositions tried before giving up (a small outer board may have no solution holding the block). The
 # outer board is at most n / 5, so its nested run costs a fraction of the greedy start it replaces.
 COMPOSED_TRIES = 4
@@ -237,8 +241,10 @@ def _start_board(n: int, mandatory: np.ndarray, start: str, limits: Limits,
     if not constructed_start(n, start, limits):
         return None, {"start": "greedy"}
     if len(mandatory):
-        outer_min = 1 if len(mandatory) == 1 else REPAIRED_OUTER_MIN
-        found = composed_start(n, (int(mandatory[0, 0]), int(mandatory[0, 1])), limits, seed, outer_min)
+        found = None
+        if len(mandatory) <= REPAIRED_QUEENS_MAX:
+            outer_min = 1 if len(mandatory) == 1 else REPAIRED_OUTER_MIN
+            found = composed_start(n, (int(mandatory[0, 0]), int(mandatory[0, 1])), limits, seed, outer_min)
         if found is not None:
             board, (outer, inner) = found
             return swap_in(board, mandatory), {"start": "composition", "composition": f"{outer} x {inner}"}
