@@ -71,6 +71,19 @@ def test_unknown_options_are_rejected():
         solve(8, solver="construct", bogus=1)
 
 
+def _holds_the_placeable_queens(cols: list[int], queens: np.ndarray) -> set[int]:
+    """Checks that ``cols`` is a permutation holding each queen whose row and column no earlier queen
+    took; returns the queens' rows."""
+    assert sorted(cols) == list(range(len(cols)))
+    taken_rows, taken_cols = set(), set()
+    for row, col in queens.tolist():
+        if row not in taken_rows and col not in taken_cols:
+            assert cols[row] == col
+        taken_rows.add(row)
+        taken_cols.add(col)
+    return taken_rows
+
+
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_near_solution_is_a_permutation_holding_the_mandatory_queens(data):
@@ -82,13 +95,7 @@ def test_near_solution_is_a_permutation_holding_the_mandatory_queens(data):
                                unique=True), label="cells")
     queens = Problem(n, cells).queen_array
     cols = near_solution(n, queens).tolist()
-    assert sorted(cols) == list(range(n))
-    taken_rows, taken_cols = set(), set()
-    for row, col in queens.tolist():
-        if row not in taken_rows and col not in taken_cols:
-            assert cols[row] == col
-        taken_rows.add(row)
-        taken_cols.add(col)
+    _holds_the_placeable_queens(cols, queens)
     if n >= 4:
         base = closed_form(n).tolist()
         moved = sum(a != b for a, b in zip(cols, base, strict=True))
@@ -109,13 +116,7 @@ def test_swap_in_changes_any_permutation_only_where_the_mandatory_queens_need_it
     board = np.array(base, dtype=np.int32)
     assert swap_in(board, queens) is board
     cols = board.tolist()
-    assert sorted(cols) == list(range(n))
-    taken_rows, taken_cols = set(), set()
-    for row, col in queens.tolist():
-        if row not in taken_rows and col not in taken_cols:
-            assert cols[row] == col
-        taken_rows.add(row)
-        taken_cols.add(col)
+    taken_rows = _holds_the_placeable_queens(cols, queens)
     holders = {base.index(col) for _, col in cells}
     changed = {row for row in range(n) if cols[row] != base[row]}
     assert changed <= taken_rows | holders
