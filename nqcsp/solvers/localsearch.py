@@ -70,9 +70,9 @@ COMPOSED_TRIES = 4
 
 def constructed_start(n: int, start: str, limits: Limits) -> bool:
     """Whether the first attempt may start from a constructed board (``start`` is "auto", "greedy" or
-    "construction"): only when building it, which cannot be interrupted,
-    fits in the time left; else the greedy start, which runs in chunks between looks at the clock.
-    "auto" asks for it on big boards (see ``_start_board`` for the boards with mandatory queens)."""
+    "construction"): only when building it, which cannot be interrupted, fits in the time left; else the
+    greedy start, which runs in chunks between looks at the clock. "auto" asks for it on big boards (see
+    ``_start_board`` for the boards with mandatory queens)."""
     remaining = limits.remaining()
     fits = remaining is None or NEAR_SOLUTION_S_PER_QUEEN * n <= remaining
     automatic = start == "auto" and n >= CONSTRUCTED_START_MIN_N
