@@ -139,6 +139,12 @@ def swap_in(cols: np.ndarray, queens: np.ndarray) -> np.ndarray:
     if len(queens) == 0:
         return cols
     rows, wanted = queens[_first_of_each(queens[:, 0]) & _first_of_each(queens[:, 1])].T
+    # A queen the board holds already needs no swap (the first, on a composition built around it): only
+    # the others are looked for, and with none left the board is not read at all.
+    moved = cols[rows] != wanted
+    rows, wanted = rows[moved], wanted[moved]
+    if len(wanted) == 0:
+        return cols
     if len(wanted) <= _COMPARED_COLUMNS:
         def is_wanted(chunk: np.ndarray) -> np.ndarray:
             return np.isin(chunk, wanted)

@@ -122,6 +122,15 @@ def test_swap_in_changes_any_permutation_only_where_the_mandatory_queens_need_it
     assert changed <= taken_rows | holders
 
 
+def test_swap_in_leaves_a_board_that_holds_its_queens_untouched():
+    # The one-queen composition holds its queen already; the swap used to scan the whole board for it
+    # anyway (about 1 s at 10^9) and write it back. A read-only board shows that it is now left alone.
+    board = composed(np.array([1, 3, 0, 2]), 5, (7, 16))
+    board.flags.writeable = False
+    assert swap_in(board, np.array([[7, 16]])) is board
+    assert swap_in(board, np.array([[7, 16], [0, int(board[0])]])) is board
+
+
 @pytest.mark.parametrize("n", range(1, 400))
 def test_composition_factors_are_every_split_composed_can_use(n):
     expected = [(outer, n // outer) for outer in range(1, n + 1)
