@@ -423,6 +423,19 @@ def test_dask_scheduler_killed_mid_run_writes_what_finished_one_line_and_exit_4(
         assert records and all(naive_is_solution(r["n"], r["columns"]) for r in records)
 
 
+class _RunningClientFailing:
+    """A Dask client whose status says running and whose first call raises ``error``."""
+
+    status = "running"
+    scheduler = type("Scheduler", (), {"address": "tcp://127.0.0.1:1"})()
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+    def nthreads(self):
+        raise self.error
+
+
 @pytest.mark.slow  # 3-5 s: the (shortened) connection timeout
 @pytest.mark.parametrize("broken", ["comm", "reset"])
 def test_a_client_call_that_sees_the_scheduler_link_break_first_is_a_lost_scheduler(broken, monkeypatch):
@@ -437,15 +450,8 @@ def test_a_client_call_that_sees_the_scheduler_link_break_first_is_a_lost_schedu
     error = comm.CommClosedError("in <TCP (closed) ConnectionPool.ncores>") if broken == "comm" \
         else ConnectionResetError(104, "Connection reset by peer")
 
-    class RunningClientWithABrokenLink:
-        status = "running"
-        scheduler = type("Scheduler", (), {"address": "tcp://127.0.0.1:1"})()
-
-        def nthreads(self):
-            raise error
-
     with pytest.raises(parallel.SchedulerLost, match="lost the Dask scheduler at tcp://127.0.0.1:1"):
-        list(parallel._dask_outcomes(RunningClientWithABrokenLink(), abs, [(-1,)], 2))
+        list(parallel._dask_outcomes(_RunningClientFailing(error), abs, [(-1,)], 2))
 
 
 def test_a_client_call_that_fails_otherwise_is_not_taken_for_a_lost_scheduler(monkeypatch):
@@ -454,15 +460,8 @@ def test_a_client_call_that_fails_otherwise_is_not_taken_for_a_lost_scheduler(mo
     pytest.importorskip("distributed")
     monkeypatch.setattr("distributed.as_completed", lambda *args, **kwargs: None)
 
-    class RunningClient:
-        status = "running"
-        scheduler = type("Scheduler", (), {"address": "tcp://127.0.0.1:1"})()
-
-        def nthreads(self):
-            raise ValueError("a bug of ours")
-
     with pytest.raises(ValueError, match="a bug of ours"):
-        list(parallel._dask_outcomes(RunningClient(), abs, [(-1,)], 2))
+        list(parallel._dask_outcomes(_RunningClientFailing(ValueError("a bug of ours")), abs, [(-1,)], 2))
 
 
 def test_dask_scheduler_not_there_is_one_line_and_exit_2(monkeypatch, capfd):
