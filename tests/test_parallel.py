@@ -436,7 +436,6 @@ class _RunningClientFailing:
         raise self.error
 
 
-@pytest.mark.slow  # 3-5 s: the (shortened) connection timeout
 @pytest.mark.parametrize("broken", ["comm", "reset"])
 def test_a_client_call_that_sees_the_scheduler_link_break_first_is_a_lost_scheduler(broken, monkeypatch):
     # Found in CI: the scheduler killed mid-run, `client.nthreads()` raised CommClosedError while the
@@ -464,6 +463,7 @@ def test_a_client_call_that_fails_otherwise_is_not_taken_for_a_lost_scheduler(mo
         list(parallel._dask_outcomes(_RunningClientFailing(ValueError("a bug of ours")), abs, [(-1,)], 2))
 
 
+@pytest.mark.slow  # 3-5 s: the (shortened) connection timeout
 def test_dask_scheduler_not_there_is_one_line_and_exit_2(monkeypatch, capfd):
     pytest.importorskip("distributed")
     import socket
