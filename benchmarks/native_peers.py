@@ -198,6 +198,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         alone = [int(float(x)) for x in args.qs4_alone]
     except ValueError:
         parser.error(f"--qs4-alone: not a board size: {args.qs4_alone!r}")
+    for n in alone:
+        if n < 4:
+            parser.error(f"--qs4-alone: a board of at least 4, got {n}")
+        try:
+            qs4_queens(n, args.qs4_queens)
+        except ValueError as exc:
+            parser.error(str(exc))
     pairs: list[Pair] = []
     for item in args.qs4_peer:
         size, _, path = item.partition("=")
@@ -242,15 +249,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def qs4_queens(n: int, count: int) -> list[tuple[int, int]]:
-    """(0, 3), then ``count - 1`` more spread over the board, none attacking an earlier one."""
+    """(0, 3), then ``count - 1`` more spread over the board, none attacking an earlier one; ValueError
+    when the stepping finds too few (a small board), instead of stepping for ever."""
     cells = [(0, 3)]
     row = col = 0
-    while len(cells) < count:
+    for _ in range(1000 * count):
+        if len(cells) == count:
+            return cells
         row = (row + n // count + 7) % n
         col = (col + n // 3 + 11) % n
         if all(row != r and col != c and abs(row - r) != abs(col - c) for r, c in cells):
             cells.append((row, col))
-    return cells
+    raise ValueError(f"--qs4-queens {count}: only {len(cells)} queens found that do not attack each other "
+                     f"on n = {n}")
 
 
 def qs4_command(n: int, start: str, queens: int = 1) -> list[str]:

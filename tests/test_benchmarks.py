@@ -463,6 +463,16 @@ def test_peers_command_runs_qs4_once_per_start_against_a_peer_and_alone(tmp_path
     assert bad.returncode == 2 and "bogus" in bad.stderr
 
 
+@pytest.mark.parametrize(("args", "named"), [(["--qs4-alone", "8", "--qs4-queens", "20"], "--qs4-queens 20"),
+                                             (["--qs4-alone", "2"], "got 2"),
+                                             (["--qs4-alone", "1e9", "--qs4-queens", "0"], "got 0")])
+def test_peers_command_refuses_queens_it_cannot_place_instead_of_hanging(args, named):
+    # --qs4-queens 20 on n = 8 stepped for ever looking for a 20th queen that does not attack.
+    bad = subprocess.run([sys.executable, "-m", "benchmarks", "peers", *args], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and named in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_peers_command_refuses_a_counter_that_disagrees(tmp_path):
     counter = _fake_counter(tmp_path, "8:93:12 0.000007")
     out = subprocess.run([sys.executable, "-m", "benchmarks", "peers", "--count-peer", counter,
