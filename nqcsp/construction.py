@@ -65,13 +65,20 @@ def closed_form(n: int) -> np.ndarray:
 
 
 def modular(n: int, shift: int) -> np.ndarray:
-    """q[r] = (2r + shift) mod n, a solution exactly when gcd(n, 6) = 1."""
-    dtype = np.int64 if 3 * n >= 2**31 else np.int32
-    cols = np.arange(n, dtype=dtype)
-    cols *= 2
-    cols += shift % n
-    cols %= n
-    return cols.astype(_index_dtype(n), copy=False)
+    """q[r] = (2r + shift) mod n, a solution exactly when gcd(n, 6) = 1; in the closed form's dtype.
+
+    Worked out a chunk of rows at a time in int64 (2r + shift overflows int32 from n = 2^30 on, for a
+    big shift from 2^31 / 3): a whole-board int64 array and its int32 copy took 12 GB at n = 10^9.
+    """
+    cols = np.empty(n, dtype=_index_dtype(n))
+    shift %= n
+    doubled = np.arange(min(n, _CHUNK), dtype=np.int64)
+    doubled *= 2
+    for start in range(0, n, _CHUNK):
+        values = doubled[:n - start] + (2 * start + shift)
+        values %= n
+        cols[start:start + len(values)] = values
+    return cols
 
 
 def composition_factors(n: int) -> list[tuple[int, int]]:

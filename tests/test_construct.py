@@ -31,6 +31,31 @@ def test_every_modular_shift_passes_the_naive_checker(n):
         assert naive_is_solution(n, modular(n, shift).tolist()), (n, shift)
 
 
+@pytest.mark.parametrize("shift", [0, 1, 12, 13, -5, 10**12])
+def test_modular_is_written_in_chunks_without_a_whole_board_temporary(monkeypatch, shift):
+    # At n = 10^9 it built the board in int64 (2r + shift overflows int32 from n = 2^30 on) and then an
+    # int32 copy: 12 GB at the peak. Chunks of 7 rows here cross every kind of boundary.
+    import tracemalloc
+
+    import nqcsp.construction as construction
+
+    monkeypatch.setattr(construction, "_CHUNK", 7)
+    for n in (1, 6, 7, 8, 13, 14, 15, 50, 101):
+        cols = modular(n, shift)
+        assert cols.dtype == closed_form(max(n, 4)).dtype
+        assert cols.tolist() == [(2 * row + shift) % n for row in range(n)], (n, shift)
+    n = 10**6 + 1
+    monkeypatch.setattr(construction, "_CHUNK", 1 << 14)
+    tracemalloc.start()
+    try:
+        cols = modular(n, shift)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= cols.nbytes + 4 * 8 * (1 << 14)
+    assert np.array_equal(cols[:: 9973], (2 * np.arange(0, n, 9973, dtype=np.int64) + shift) % n)
+
+
 @pytest.mark.parametrize("n", [5, 7, 11, 13, 25])
 def test_gcd_one_reaches_every_cell(n):
     for r in range(n):
