@@ -110,20 +110,62 @@ def composed(outer: np.ndarray, inner: int, cell: tuple[int, int]) -> np.ndarray
     (i - outer[i]) k + (j - b_j) = (i' - outer[i']) k + (j' - b_j'), which forces j - b_j = j' - b_j'
     modulo k, so j = j' and i - outer[i] = i' - outer[i']: the outer solution forbids it (r + c alike).
     """
-    m = len(outer)
-    n = m * inner
-    row, col = cell
-    if not 0 <= row < n or int(outer[row // inner]) != col // inner:
-        raise ValueError(f"the outer solution has no queen on the block of {cell}")
-    shift = (col % inner - 2 * (row % inner)) % inner
-    if m == 1:
+    n = len(outer) * inner
+    shift = _composition_shift(outer, inner, cell)
+    if len(outer) == 1:
         return modular(n, shift)
-    block = modular(inner, shift)
-    dtype = _index_dtype(n)
-    cols = np.empty(n, dtype=dtype)
-    np.add((np.asarray(outer, dtype=dtype) * dtype(inner))[:, None], block.astype(dtype, copy=False)[None, :],
-           out=cols.reshape(m, inner))
+    cols = np.empty(n, dtype=_index_dtype(n))
+    _compose_into(cols, outer, inner, shift, 0)
     return cols
+
+
+def padded(outer: np.ndarray, inner: int, cell: tuple[int, int], n: int) -> np.ndarray:
+    """A permutation of n queens holding ``cell`` that attack each other only near one corner, for n
+    with no composition of its own, in the closed form's dtype.
+
+    The composition of m = ``len(outer) * inner`` queens (``composed``) fills the m x m corner of the
+    board at ``padding_origin`` (one holding ``cell``), with ``cell`` taken relative to that corner; the
+    k = n - m rows and columns left cross in the opposite k x k corner, which gets the closed form of k
+    (so k is 1 or at least 4: with three queens on one line there, the swaps failed to repair 10 of 12
+    boards). The two parts share no row, no column and, on the side of the corner, no diagonal of one
+    family; of the other family, only the 2k - 1 lines through the corner square.
+    """
+    m = len(outer) * inner
+    k = n - m
+    if k in (2, 3) or not 0 < k < m:
+        raise ValueError(f"a padding of {k} queens beside {m}: the corner needs 1 or 4 to {m - 1} queens")
+    top, left = padding_origin(n, m, cell)
+    inside = (cell[0] - top, cell[1] - left)
+    cols = np.empty(n, dtype=_index_dtype(n))
+    _compose_into(cols[top:top + m], outer, inner, _composition_shift(outer, inner, inside), left)
+    rest = cols[m:] if top == 0 else cols[:k]
+    rest[:] = closed_form(k)
+    if left == 0:
+        rest += m
+    return cols
+
+
+def padding_origin(n: int, m: int, cell: tuple[int, int]) -> tuple[int, int]:
+    """The top-left cell of the m x m corner of an n-board that ``padded`` fills with a composition:
+    the one nearest (0, 0) that holds ``cell`` (m > n / 2, so one does)."""
+    k = n - m
+    return (0 if cell[0] < m else k), (0 if cell[1] < m else k)
+
+
+def _composition_shift(outer: np.ndarray, inner: int, cell: tuple[int, int]) -> int:
+    """The modular shift that puts ``cell`` on the composition (which needs outer's queen on its block)."""
+    row, col = cell
+    if not 0 <= row < len(outer) * inner or int(outer[row // inner]) != col // inner:
+        raise ValueError(f"the outer solution has no queen on the block of {cell}")
+    return (col % inner - 2 * (row % inner)) % inner
+
+
+def _compose_into(out: np.ndarray, outer: np.ndarray, inner: int, shift: int, column_offset: int) -> None:
+    """``composed`` written into ``out`` (its length m * inner), every column moved by ``column_offset``."""
+    dtype = out.dtype.type
+    block = modular(inner, shift).astype(dtype, copy=False)
+    np.add((np.asarray(outer, dtype=dtype) * dtype(inner) + dtype(column_offset))[:, None], block[None, :],
+           out=out.reshape(len(outer), inner))
 
 
 def near_solution(n: int, queens: np.ndarray) -> np.ndarray:

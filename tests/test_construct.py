@@ -7,7 +7,16 @@ from hypothesis import strategies as st
 from naive import naive_is_solution
 
 from nqcsp import Problem, Status, solve, verify
-from nqcsp.construction import closed_form, composed, composition_factors, modular, near_solution, swap_in
+from nqcsp.construction import (
+    closed_form,
+    composed,
+    composition_factors,
+    modular,
+    near_solution,
+    padded,
+    padding_origin,
+    swap_in,
+)
 from nqcsp.limits import Limits
 from nqcsp.solvers.construct import ConstructSolver
 from nqcsp.symmetry import SYMMETRIES, covers, transform
@@ -179,6 +188,48 @@ def test_a_composed_board_is_a_solution_holding_its_cell(data):
     cols = composed(blocks.columns, inner, cell)
     assert naive_is_solution(n, cols.tolist(), [cell])
     assert cols.dtype == closed_form(n).dtype
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_a_padded_board_attacks_only_across_its_corner(data):
+    """A composition of m on the corner holding the cell and k = n - m queens on the opposite corner:
+    a permutation holding the cell, the composition's queens attack none of each other, and of them
+    only those on the 2k - 1 lines through the k x k corner are attacked (one per line at most)."""
+    m = data.draw(st.sampled_from([m for m in range(5, 120) if composition_factors(m)]), label="m")
+    outer, inner = data.draw(st.sampled_from(composition_factors(m)), label="split")
+    n = m + data.draw(st.sampled_from([k for k in range(1, min(9, m - 1) + 1) if k not in (2, 3)]), label="k")
+    k = n - m
+    cell = (data.draw(st.integers(0, n - 1), label="row"), data.draw(st.integers(0, n - 1), label="col"))
+    top, left = padding_origin(n, m, cell)
+    inside = (cell[0] - top, cell[1] - left)
+    assert 0 <= inside[0] < m and 0 <= inside[1] < m
+    blocks = solve(outer, [(inside[0] // inner, inside[1] // inner)], solver="backtrack")
+    if blocks.status is Status.UNSAT:
+        return
+    assert blocks.status is Status.SAT
+    cols = padded(blocks.columns, inner, cell, n).tolist()
+    assert sorted(cols) == list(range(n)) and cols[cell[0]] == cell[1]
+    corner_rows = set(range(m, n) if top == 0 else range(k))
+    attacked = {row for row in range(n) for other in range(n)
+                if row != other and abs(cols[row] - cols[other]) == abs(row - other)}
+    composition_attacked = attacked - corner_rows
+    assert len(composition_attacked) <= 2 * k - 1
+    for row in composition_attacked:
+        # Its diagonal of the family that crosses the corner meets the corner square.
+        line = row - cols[row] if top == left else row + cols[row]
+        corner = [(r, c) for r in corner_rows for c in (range(m, n) if left == 0 else range(k))]
+        assert any((r - c if top == left else r + c) == line for r, c in corner)
+    composition = [(row, cols[row]) for row in range(n) if row not in corner_rows]
+    assert naive_is_solution(m, [c - left for _, c in composition])
+
+
+def test_a_padding_needs_a_corner_with_a_solution_of_its_own():
+    outer = np.array([1, 3, 0, 2])
+    assert padded(outer, 5, (0, 5), 21)[0] == 5
+    for n in (20, 22, 23, 40):
+        with pytest.raises(ValueError, match=rf"padding of {n - 20} queens"):
+            padded(outer, 5, (0, 5), n)
 
 
 def test_a_composition_needs_an_outer_board_holding_the_cells_block():

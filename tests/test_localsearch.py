@@ -400,22 +400,50 @@ def test_constructed_start_solves_instances_taken_from_a_solution(data):
 
 
 def test_the_default_start_is_constructed_only_for_big_boards_where_it_does_not_fail():
-    from nqcsp.solvers.localsearch import CONSTRUCTED_START_MIN_N
+    from nqcsp.solvers.localsearch import CONSTRUCTED_START_MIN_N, REPAIRED_QUEENS_MAX
 
-    n = CONSTRUCTED_START_MIN_N          # 2^20: no factor coprime to 6, so no composition
+    n = CONSTRUCTED_START_MIN_N          # 2^20: no factor coprime to 6, so no composition of its own
     prime = 1048583                      # the first prime past 2^20: only the modular solution (outer 1)
+    base = closed_form(n)[::-1]
+    many = [(int(row), int(base[row])) for row in range(0, n, n // (REPAIRED_QUEENS_MAX + 1))]
     small = solve(1000, solver="qs4", seed=1)
     empty = solve(n, solver="qs4", seed=1)
-    queen = solve(n, [(0, 3)], solver="qs4", seed=1)
-    asked = solve(n, [(0, 3)], solver="qs4", seed=1, start="construction")
-    two_rigid = solve(prime, [(0, 3), (9, 0)], solver="qs4", seed=1)
-    assert [r.stats["start"] for r in (small, empty, queen, asked, two_rigid)] == [
-        "greedy", "construction", "greedy", "construction", "greedy"]
-    for result, queens in ((small, []), (empty, []), (queen, [(0, 3)]), (asked, [(0, 3)]),
-                           (two_rigid, [(0, 3), (9, 0)])):
+    crowded = solve(n, many, solver="qs4", seed=1)
+    asked = solve(n, many, solver="qs4", seed=1, start="construction")
+    assert len(many) > REPAIRED_QUEENS_MAX
+    assert [r.stats["start"] for r in (small, empty, crowded, asked)] == [
+        "greedy", "construction", "greedy", "construction"]
+    for result, queens in ((small, []), (empty, []), (crowded, many), (asked, many)):
         assert result.status is Status.SAT and verify(result.problem.n, result.columns, queens)
     assert empty.stats["initial_conflicts"] == 0
-    assert asked.stats["initial_conflicts"] < 10 < queen.stats["initial_conflicts"]
+    # A board with a few queens but no composition of its own starts from a padded one (was greedy).
+    for board, queens in ((n, [(0, 3)]), (prime, [(0, 3), (9, 0)])):
+        padded = solve(board, queens, solver="qs4", seed=1)
+        assert padded.stats["start"] == "composition" and padded.stats["padding"] >= 1
+        assert padded.status is Status.SAT and verify(board, padded.columns, queens)
+        assert padded.stats["initial_conflicts"] < 10 < crowded.stats["initial_conflicts"]
+
+
+@pytest.mark.parametrize(("n", "cells"), [
+    (2**21, [(0, 3)]),
+    (1048583, [(0, 3), (9, 0)]),
+    (3 * 1000003, [(2999999, 5), (17, 2999990), (1500000, 1500002)]),
+    (5 * 1048583, [(0, 3), (9, 0)]),     # its one split with an outer board of 128 or more: 1048583 x 5
+])
+def test_a_board_without_a_composition_of_its_own_starts_from_a_padded_one(n, cells):
+    # m = n - k is composed on the corner holding the first queen, k queens on the opposite corner;
+    # the greedy start it replaces took about 110 s at 10^9. An outer board past CHEAP_OUTER_MAX (its
+    # nested run a greedy start: 25 s at 2 * 10^8) gives way to a padding with a smaller one.
+    from nqcsp.solvers.localsearch import CHEAP_OUTER_MAX, REPAIRED_OUTER_MIN
+
+    result = solve(n, cells, solver="qs4", seed=2)
+    assert result.stats["start"] == "composition"
+    outer, inner = map(int, result.stats["composition"].split(" x "))
+    padding = result.stats["padding"]
+    assert outer * inner == n - padding and padding in (1, *range(4, 65))
+    assert REPAIRED_OUTER_MIN <= outer <= CHEAP_OUTER_MAX
+    assert result.status is Status.SAT and verify(n, result.columns, cells)
+    assert result.stats["restarts"] == 0 and result.stats["initial_conflicts"] <= 4 * len(cells) + 2 * padding
 
 
 @pytest.mark.parametrize(("n", "cells"), [
@@ -428,7 +456,7 @@ def test_more_queens_on_a_big_board_start_from_a_composition_holding_the_first_t
     from nqcsp.solvers.localsearch import REPAIRED_OUTER_MIN
 
     result = solve(n, cells, solver="qs4", seed=5)
-    assert result.stats["start"] == "composition"
+    assert result.stats["start"] == "composition" and result.stats["padding"] == 0
     outer, inner = map(int, result.stats["composition"].split(" x "))
     assert outer * inner == n and outer >= REPAIRED_OUTER_MIN
     assert result.status is Status.SAT and verify(n, result.columns, cells)
@@ -469,15 +497,22 @@ def test_one_queen_on_a_big_board_with_a_factor_coprime_to_6_starts_from_a_solut
 def test_a_composition_whose_outer_board_has_no_solution_for_the_block_is_not_used():
     from nqcsp.solvers.localsearch import bytes_needed, composed_start
 
+    def cells(*queens):
+        return np.array(queens, dtype=np.int64)
+
     # 20 = 4 * 5 is the only split; the 4-board has no solution with a corner queen, one with (0, 1).
-    assert composed_start(20, (2, 4), Limits.unlimited(), seed=1) is None
-    # An outer board whose run would not fit in memory beside this one's is not tried.
+    assert composed_start(20, cells((2, 4)), Limits.unlimited(), seed=1) is None
+    found = composed_start(20, cells((2, 7)), Limits.unlimited(), seed=1)
+    assert found is not None and found[1:] == ((4, 5), 0) and verify(20, found[0], [(2, 7)])
+    # An outer board whose run would not fit in memory beside this one's is not tried: 5 * 2^20's own
+    # split (2^20 x 5) then gives way to a padded composition with a smaller outer board.
     n = 5 * 2**20
-    assert composed_start(n, (0, 3), Limits(None, int(1.1 * bytes_needed(n))), seed=1) is None
-    found = composed_start(n, (0, 3), Limits(None, int(1.5 * bytes_needed(n))), seed=1)
-    assert found is not None and found[1] == (2**20, 5) and verify(n, found[0], [(0, 3)])
-    found = composed_start(20, (2, 7), Limits.unlimited(), seed=1)
-    assert found is not None and found[1] == (4, 5) and verify(20, found[0], [(2, 7)])
+    found = composed_start(n, cells((0, 3)), Limits(None, int(1.5 * bytes_needed(n))), seed=1)
+    assert found is not None and found[1:] == ((2**20, 5), 0) and verify(n, found[0], [(0, 3)])
+    tight = Limits(None, int(1.3 * bytes_needed(n)))
+    found = composed_start(n, cells((0, 3)), tight, seed=1)
+    assert found is not None and found[2] >= 1
+    assert bytes_needed(found[1][0]) <= tight.memory - bytes_needed(n - found[2])
     # Asked for, the construction then falls back to the closed form with the queen swapped in.
     corner = solve(20, [(2, 4)], solver="qs4", seed=1, start="construction")
     held = solve(20, [(2, 7)], solver="qs4", seed=1, start="construction")

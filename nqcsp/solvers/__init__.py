@@ -54,9 +54,10 @@ _LOCAL_SEARCH_OPTIONS = (
     Option("tail", None, "int", "queens placed at random after the greedy start (default: by n)",
            low=0, high=_BIG),
     Option("start", "auto", "choice", "first attempt's start: random greedy, or constructed (the "
-           "first mandatory queen composed into a solution where n has a factor coprime to 6, the others "
-           "swapped in; else the closed form with the queens swapped in; 'auto': constructed from "
-           "n = 2^20 on without mandatory queens, with one a composition holds, or with 2 to 32 and an "
+           "first mandatory queen composed into a solution where n has a factor coprime to 6, or into "
+           "one of n - k padded with k queens in a corner, the others swapped in; else the closed form "
+           "with the queens swapped in; 'auto': constructed from n = 2^20 on without mandatory queens, "
+           "with one a composition of n holds, or with up to 32 and a composition, padded or not, of an "
            "outer board of at least 128, where the repair does not fail)",
            choices=("auto", "greedy", "construction")),
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import secrets
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,8 @@ from nqcsp.construction import (
     composed,
     composition_factors,
     near_solution,
+    padded,
+    padding_origin,
     swap_in,
 )
 from nqcsp.lazy import load, loaded
@@ -56,13 +59,26 @@ _CHUNK_SHARE = 0.03
 # one of 8, and in 2 of 2 from the modular solution alone (outer 1). The swaps stop succeeding as the
 # queens get many: 50 queens were repaired at 10^7 and 100 at 10^8, 100 were not at 10^7, nor 200 to
 # 1000 at either (queens taken from another solution). A restart falls back to the greedy start, at 10^9
-# about 110 s. So ``"auto"`` takes a constructed start where it does not fail: big boards without
-# mandatory queens (the closed form), with one that a composition holds, or with up to
-# ``REPAIRED_QUEENS_MAX`` and a composition of an outer board of at least ``REPAIRED_OUTER_MIN``; every
-# other board starts greedy.
+# about 110 s. An n with no such composition (a prime, 2^30, 4p, ...) gets a padded one: a composition of
+# m = n - k on the m x m corner holding the first queen and k queens on the opposite corner, which attack
+# a few of its queens on the lines through that corner (``construction.padded``). With an outer board of
+# 128 or more those are repaired at once too: no restart in 72 random sets of 2 to 30 queens on 12 boards
+# near 3 * 10^6 (primes, 2p, 3p, 4p, 2^21, 2^22, 3 * 2^20, 9 * 2^18; k = 1 in each), nor in 168 sets of
+# 1, 2 and 5 with k forced to 1, 4, 5, 8, 16, 40 and 64; against restarts in 6 of 12 single queens padded
+# onto the modular solution alone or an outer board of 8, and in 10 of 12 with k = 3 (the corner then
+# has three queens on one line: k = 2 and 3 are skipped). So ``"auto"``
+# takes a constructed start where it does not fail: big boards without mandatory queens (the closed
+# form), with one that a composition of n holds, or with up to ``REPAIRED_QUEENS_MAX`` and a composition,
+# padded or not, of an outer board of at least ``REPAIRED_OUTER_MIN``; every other board starts greedy.
 CONSTRUCTED_START_MIN_N = 1 << 20
 REPAIRED_OUTER_MIN = 128
 REPAIRED_QUEENS_MAX = 32
+# Rows and columns left outside a padded composition, at most (``composed_start``): past 2^20, an m this
+# close to n with an outer board of 128 or more is found within a few.
+PADDING_MAX = 64
+# Outer boards whose nested run is cheap (a greedy start of 2^20 queens, about 0.2 s): a padding up to
+# PADDING_MAX with one is preferred to a composition of n itself with a bigger one.
+CHEAP_OUTER_MAX = 1 << 20
 # Compositions tried before giving up (a small outer board may have no solution holding the block). The
 # outer board is at most n / 5, so its nested run costs a fraction of the greedy start it replaces.
 COMPOSED_TRIES = 4
@@ -79,28 +95,28 @@ def constructed_start(n: int, start: str, limits: Limits) -> bool:
     return fits and (start == "construction" or automatic)
 
 
-def composed_start(n: int, cell: tuple[int, int], limits: Limits, seed: int,
-                   outer_min: int = 1) -> tuple[np.ndarray, tuple[int, int]] | None:
-    """A solution of n queens holding ``cell``, composed from a nested qs4 run on a small board (of at
-    least ``outer_min`` queens) and a modular solution, with its split (outer, inner); None when n has no
-    such split or no small board tried has a solution found."""
+def _outer_board(splits: list[tuple[int, int]], cell: tuple[int, int], limits: Limits,
+                 seed: int) -> tuple[np.ndarray, int] | None:
+    """For a composition holding ``cell``: a solution of the outer board of one of the first ``splits``
+    holding the cell's block, found by a nested qs4 run, and the inner size."""
     row, col = cell
+    for outer, inner in splits[:COMPOSED_TRIES]:
+        if outer == 1:
+            return np.zeros(1, dtype=np.int64), inner
+        found = Qs4Solver().solve(Problem(outer, [(row // inner, col // inner)]),
+                                  limits=limits, seed=seed, start="greedy")
+        if found.status is Status.SAT and found.columns is not None:
+            return found.columns, inner
+    return None
+
+
+def _splits(n: int, limits: Limits, outer_min: int) -> list[tuple[int, int]]:
+    """The compositions of n with an outer board of at least ``outer_min``, smallest first."""
     # The outer run's arrays and answer live beside this run's; a split whose outer board would not fit
     # with them is not tried.
     room = limits.memory - bytes_needed(n)
-    splits = [(outer, inner) for outer, inner in composition_factors(n)
-              if outer >= outer_min and bytes_needed(outer) <= room]
-    for outer, inner in splits[:COMPOSED_TRIES]:
-        if outer == 1:
-            blocks = np.zeros(1, dtype=np.int64)
-        else:
-            found = Qs4Solver().solve(Problem(outer, [(row // inner, col // inner)]),
-                                      limits=limits, seed=seed, start="greedy")
-            if found.status is not Status.SAT or found.columns is None:
-                continue
-            blocks = found.columns
-        return composed(blocks, inner, cell), (outer, inner)
-    return None
+    return [(outer, inner) for outer, inner in composition_factors(n)
+            if outer >= outer_min and bytes_needed(outer) <= room]
 
 
 def default_tail(n: int) -> int:
@@ -235,22 +251,58 @@ class _LocalSearch:
 
 def _start_board(n: int, mandatory: np.ndarray, start: str, limits: Limits,
                  seed: int) -> tuple[np.ndarray | None, dict[str, Any]]:
-    """The first attempt's board and the stats saying how it was made: "composition" (a solution holding
-    the first mandatory queen, the others swapped in; "composition" names the split), "construction" (the
-    closed form, mandatory queens swapped in) or "greedy" (no board: the kernel builds it)."""
+    """The first attempt's board and the stats saying how it was made: "composition" (a composition
+    holding the first mandatory queen, the others swapped in; "composition" names the split, "padding"
+    the queens outside it), "construction" (the closed form, mandatory queens swapped in) or "greedy"
+    (no board: the kernel builds it)."""
     if not constructed_start(n, start, limits):
         return None, {"start": "greedy"}
     if len(mandatory):
-        found = None
-        if len(mandatory) <= REPAIRED_QUEENS_MAX:
-            outer_min = 1 if len(mandatory) == 1 else REPAIRED_OUTER_MIN
-            found = composed_start(n, (int(mandatory[0, 0]), int(mandatory[0, 1])), limits, seed, outer_min)
+        found = composed_start(n, mandatory, limits, seed)
         if found is not None:
-            board, (outer, inner) = found
-            return swap_in(board, mandatory), {"start": "composition", "composition": f"{outer} x {inner}"}
+            board, (outer, inner), padding = found
+            return swap_in(board, mandatory), {"start": "composition", "composition": f"{outer} x {inner}",
+                                               "padding": padding}
         if start == "auto":
             return None, {"start": "greedy"}
     return near_solution(n, mandatory), {"start": "construction"}
+
+
+def composed_start(n: int, mandatory: np.ndarray, limits: Limits,
+                   seed: int) -> tuple[np.ndarray, tuple[int, int], int] | None:
+    """A composition holding the first mandatory queen (``(k, 2)`` cells) that the swaps will repair once
+    the others are swapped in, with its split (outer, inner) and padding (``construction.padded``; 0: a
+    composition of n itself, which for one queen may have any outer board since nothing is left to
+    repair). The outer board is a nested qs4 run. None past ``REPAIRED_QUEENS_MAX`` queens or when no
+    composition qualifies."""
+    if len(mandatory) > REPAIRED_QUEENS_MAX:
+        return None
+    cell = (int(mandatory[0, 0]), int(mandatory[0, 1]))
+    for padding, splits in _paddings(n, len(mandatory), limits):
+        top, left = padding_origin(n, n - padding, cell)
+        found = _outer_board(splits, (cell[0] - top, cell[1] - left), limits, seed)
+        if found is not None:
+            blocks, inner = found
+            board = composed(blocks, inner, cell) if padding == 0 else padded(blocks, inner, cell, n)
+            return board, (len(blocks), inner), padding
+    return None
+
+
+def _paddings(n: int, queens: int, limits: Limits) -> Iterator[tuple[int, list[tuple[int, int]]]]:
+    """(padding, splits of n - padding allowed) to try, best first: by padding those with a cheap outer
+    board (at most ``CHEAP_OUTER_MAX``), then the others by the size of their smallest outer board (its
+    nested run is a greedy start, at 2 * 10^8 about 25 s). Lazy: the first usually does."""
+    costly = []
+    for padding in range(min(PADDING_MAX, (n - 1) // 2) + 1):
+        if padding in (2, 3):
+            continue    # the corner needs a solution of its own (``construction.padded``)
+        splits = _splits(n - padding, limits, 1 if padding == 0 and queens == 1 else REPAIRED_OUTER_MIN)
+        if splits and splits[0][0] <= CHEAP_OUTER_MAX:
+            yield padding, splits
+        elif splits:
+            costly.append((splits[0][0], padding, splits))
+    for _, padding, splits in sorted(costly, key=lambda entry: entry[:2]):
+        yield padding, splits
 
 
 def _mandatory_arrays(mandatory: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
