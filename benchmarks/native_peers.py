@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not os.access(path, os.X_OK):
             parser.error(f"--qs4-peer: not an executable: {path}")
         for start in starts:
-            pairs.append((f"qs4 n={n:.0e} {start}", qs4_command(n, start), [path], qs4_check(n)))
+            pairs.append((f"qs4 n={_size(n)} {start}", qs4_command(n, start), [path], qs4_check(n)))
     if args.count_peer:
         if not os.access(args.count_peer, os.X_OK):
             parser.error(f"--count-peer: not an executable: {args.count_peer}")
@@ -232,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     load = os.getloadavg()[0]
     try:
         table = compare(pairs, args.repeat)
-        solo = [(f"qs4 n={n:.0e} {start}" + (f" {args.qs4_queens}q" if args.qs4_queens > 1 else ""),
+        solo = [(f"qs4 n={_size(n)} {start}" + (f" {args.qs4_queens}q" if args.qs4_queens > 1 else ""),
                  alone_runs(n, start, args.repeat, args.qs4_queens))
                 for n in alone for start in starts]
     except (OSError, RuntimeError) as exc:
@@ -246,6 +246,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # After the peers: with nqcsp loaded here, a forked peer's peak RSS would start at this process's.
         efficiency(efficiency_ns, args.repeat)
     return 0
+
+
+def _size(n: int) -> str:
+    """n as 1e+09 where that is exact, else in full (2^30 printed as 1e+09 beside 10^9 itself)."""
+    short = f"{n:.0e}"
+    return short if float(short) == n else str(n)
 
 
 def qs4_queens(n: int, count: int) -> list[tuple[int, int]]:
@@ -283,7 +289,7 @@ def alone_runs(n: int, start: str, repeat: int, queens: int = 1) -> Runs:
         out, cpu, peak, wall = measured(qs4_command(n, start, queens))
         check("nqcsp", out)
         runs.record(cpu, peak, wall)
-        print(f"  qs4 n={n:.0e} {start} alone: {wall:.2f} s wall, {out.split()[1]} start", file=sys.stderr,
+        print(f"  qs4 n={_size(n)} {start} alone: {wall:.2f} s wall, {out.split()[1]} start", file=sys.stderr,
               flush=True)
     return runs
 
