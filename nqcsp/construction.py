@@ -26,6 +26,9 @@ MODULAR_S_PER_QUEEN = 8e-9
 NEAR_SOLUTION_S_PER_QUEEN = 1.5e-8
 # Rows searched at a time for the columns of mandatory queens (the temporaries are chunk-sized).
 _CHUNK = 1 << 22
+# Rows of the modular solution worked out at a time in int64: temporaries of half a megabyte stay in the
+# L2 cache (10^8 + 7 in 0.27 s, against 0.40 s and 100 MB of temporaries with _CHUNK rows).
+_MODULAR_CHUNK = 1 << 16
 # Up to this many mandatory queens the search compares each chunk with each column (about 0.7 ns a queen
 # and column); beyond it a table of n bytes marks the wanted columns and each chunk looks itself up.
 _COMPARED_COLUMNS = 2
@@ -72,9 +75,9 @@ def modular(n: int, shift: int) -> np.ndarray:
     """
     cols = np.empty(n, dtype=_index_dtype(n))
     shift %= n
-    doubled = np.arange(min(n, _CHUNK), dtype=np.int64)
+    doubled = np.arange(min(n, _MODULAR_CHUNK), dtype=np.int64)
     doubled *= 2
-    for start in range(0, n, _CHUNK):
+    for start in range(0, n, _MODULAR_CHUNK):
         values = doubled[:n - start] + (2 * start + shift)
         values %= n
         cols[start:start + len(values)] = values
