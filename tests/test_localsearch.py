@@ -513,6 +513,8 @@ def test_a_composition_whose_outer_board_has_no_solution_for_the_block_is_not_us
     found = composed_start(n, cells((0, 3)), tight, seed=1)
     assert found is not None and found[2] >= 1
     assert bytes_needed(found[1][0]) <= tight.memory - bytes_needed(n - found[2])
+    # A padded board is a permutation holding the queen, with a few attacks left for the swaps.
+    assert found[0][0] == 3 and np.array_equal(np.sort(found[0]), np.arange(n))
     # Asked for, the construction then falls back to the closed form with the queen swapped in.
     corner = solve(20, [(2, 4)], solver="qs4", seed=1, start="construction")
     held = solve(20, [(2, 7)], solver="qs4", seed=1, start="construction")
