@@ -494,6 +494,27 @@ def test_one_queen_on_a_big_board_with_a_factor_coprime_to_6_starts_from_a_solut
     assert result.stats["initial_conflicts"] == 0 and result.stats["iterations"] == 0
 
 
+def test_paddings_are_tried_cheap_outer_boards_first_then_the_others_by_outer_board():
+    from nqcsp.construction import composition_factors
+    from nqcsp.solvers.localsearch import CHEAP_OUTER_MAX, PADDING_MAX, REPAIRED_OUTER_MIN, _paddings
+
+    n = 5 * 1048583                      # its own split's outer board, 1048583, is past CHEAP_OUTER_MAX
+    order = list(_paddings(n, 2, Limits.unlimited()))
+    paddings = [padding for padding, _ in order]
+    assert len(set(paddings)) == len(paddings) and not {2, 3} & set(paddings)
+    assert set(paddings) == {k for k in range(PADDING_MAX + 1) if k not in (2, 3) and any(
+        outer >= REPAIRED_OUTER_MIN for outer, _ in composition_factors(n - k))}
+    smallest = [splits[0][0] for _, splits in order]
+    cheap = [outer <= CHEAP_OUTER_MAX for outer in smallest]
+    assert cheap[0] and cheap == sorted(cheap, reverse=True)
+    assert paddings[:sum(cheap)] == sorted(paddings[:sum(cheap)])
+    assert smallest[sum(cheap):] == sorted(smallest[sum(cheap):]) and 0 in paddings[sum(cheap):]
+    for padding, splits in order:
+        assert all(outer >= REPAIRED_OUTER_MIN and outer * inner == n - padding for outer, inner in splits)
+    # One queen: the composition of n itself comes first whatever its outer board (nothing to repair).
+    assert next(_paddings(n, 1, Limits.unlimited()))[0] == 0
+
+
 def test_a_composition_whose_outer_board_has_no_solution_for_the_block_is_not_used():
     from nqcsp.solvers.localsearch import bytes_needed, composed_start
 
