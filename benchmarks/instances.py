@@ -94,12 +94,23 @@ def random_completion(n: int, m: int, seed: int) -> tuple[list[Cell], str]:
 
 # ---------------------------------------------------------------- families
 
-def big_boards(sizes: list[int], cell: str = "middle-third") -> Iterator[Instance]:
-    """Suite (a): one mandatory queen at (n // 2, n // 3) on each board size."""
+def big_boards(sizes: list[int], cell: str = "middle-third", queens: tuple[int, ...] = (1,),
+               seed: int = 0) -> Iterator[Instance]:
+    """Suite (a): one mandatory queen at (n // 2, n // 3) on each board size. With other ``queens``
+    counts, that many on rows drawn from ``seed``, on the columns of the closed form turned upside down
+    (a solution, so every such board has one, and not the solution a constructed start begins from)."""
     if cell != "middle-third":
         raise ValueError(f"unknown cell rule {cell!r}")
     for n in sizes:
-        yield make_instance("big", n, [(n // 2, n // 3)], expected=expected_status(n, [(n // 2, n // 3)]))
+        for count in queens:
+            if count == 1:
+                cell = (n // 2, n // 3)
+                yield make_instance("big", n, [cell], expected=expected_status(n, [cell]))
+                continue
+            rows = np.sort(np.random.default_rng([seed, n, count]).choice(n, count, replace=False))
+            cells = np.column_stack((rows, closed_form(n)[n - 1 - rows]))
+            yield make_instance(f"big-{count}-queens", n, cells.tolist(), tag=f"seed={seed}",
+                                expected=expected_status(n, [tuple(cell) for cell in cells.tolist()]))
 
 
 def codewars(seed: int = 2017) -> Iterator[Instance]:

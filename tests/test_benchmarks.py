@@ -4,6 +4,7 @@ seconds: workers solve tiny boards, and fake peers stand in for the slow or abse
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ from benchmarks import peers
 from benchmarks.analyze import analyze, judge, limits_table
 from benchmarks.runner import Config, Job, build_jobs, promise, read_results, run_job, run_suite
 from benchmarks.suites import BACKENDS, PAPER_PEAKS, PEAK_FREE_ROWS, SUITES
+from nqcsp.construction import composition_factors
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,6 +68,25 @@ def test_blockade_suite_lists_every_blocked_cell():
 def test_log_grid_spans_ten_to_a_hundred_million():
     grid = SUITES["big"]["params"]["sizes"]
     assert grid[0] == 10 and grid[-1] == 10**8 and grid == sorted(set(grid))
+
+
+def test_big_boards_with_several_queens_hold_queens_of_one_solution_and_stay_the_same():
+    cases = list(inst.big_boards([9, 10, 200, 1001], queens=(1, 2, 5, 9)))
+    assert [c["m"] for c in cases] == [1, 2, 5, 9] * 4
+    for case in cases:
+        queens = [tuple(q) for q in case["queens"]]
+        assert len(queens) == case["m"] and non_attacking(queens)
+        if case["m"] > 1:
+            assert case["family"] == f"big-{case['m']}-queens"
+        if case["n"] <= 10:
+            assert case["expected"] == "SAT" == ("SAT" if naive_has_solution(case["n"], queens) else "UNSAT")
+    assert cases == list(inst.big_boards([9, 10, 200, 1001], queens=(1, 2, 5, 9)))
+    # The one-queen boards are suite (a)'s, unchanged.
+    assert [c for c in cases if c["m"] == 1] == list(inst.big_boards([9, 10, 200, 1001]))
+    # The suite's boards include one with no composition at all and a prime (the padded starts).
+    sizes = SUITES["big-queens"]["params"]["sizes"]
+    assert any(not composition_factors(n) for n in sizes)
+    assert any(all(n % d for d in range(2, math.isqrt(n) + 1)) for n in sizes)
 
 
 def test_completion_instances_are_valid_with_the_free_rows_asked_and_expected_by_brute_force():
