@@ -97,20 +97,29 @@ def random_completion(n: int, m: int, seed: int) -> tuple[list[Cell], str]:
 def big_boards(sizes: list[int], cell: str = "middle-third", queens: tuple[int, ...] = (1,),
                seed: int = 0) -> Iterator[Instance]:
     """Suite (a): one mandatory queen at (n // 2, n // 3) on each board size. With other ``queens``
-    counts, that many on rows drawn from ``seed``, on the columns of the closed form turned upside down
-    (a solution, so every such board has one, and not the solution a constructed start begins from)."""
+    counts, that many at random cells drawn from ``seed``, none attacking another: not taken from a
+    solution, since the construct backend finds any symmetric image of the closed form holding them."""
     if cell != "middle-third":
         raise ValueError(f"unknown cell rule {cell!r}")
     for n in sizes:
         for count in queens:
             if count == 1:
-                cell = (n // 2, n // 3)
-                yield make_instance("big", n, [cell], expected=expected_status(n, [cell]))
+                cells = [(n // 2, n // 3)]
+                yield make_instance("big", n, cells, expected=expected_status(n, cells))
                 continue
-            rows = np.sort(np.random.default_rng([seed, n, count]).choice(n, count, replace=False))
-            cells = np.column_stack((rows, closed_form(n)[n - 1 - rows]))
-            yield make_instance(f"big-{count}-queens", n, cells.tolist(), tag=f"seed={seed}",
-                                expected=expected_status(n, [tuple(cell) for cell in cells.tolist()]))
+            cells = _non_attacking_cells(n, count, np.random.default_rng([seed, n, count]))
+            yield make_instance(f"big-{count}-queens", n, cells, tag=f"seed={seed}",
+                                expected=expected_status(n, cells))
+
+
+def _non_attacking_cells(n: int, count: int, rng: np.random.Generator) -> list[Cell]:
+    """``count`` cells, none attacking another, drawn until they fit (meant for count far below n)."""
+    cells: list[Cell] = []
+    while len(cells) < count:
+        row, col = (int(value) for value in rng.integers(0, n, size=2))
+        if all(row != r and col != c and abs(row - r) != abs(col - c) for r, c in cells):
+            cells.append((row, col))
+    return cells
 
 
 def codewars(seed: int = 2017) -> Iterator[Instance]:

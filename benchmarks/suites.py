@@ -102,7 +102,7 @@ SUITES: dict[str, dict[str, Any]] = {
         "stop_after_timeout": True,
     },
     "big-queens": {
-        "description": "2, 5 and 30 mandatory queens (from a solution) on big boards of every kind of "
+        "description": "2, 5 and 30 mandatory queens (random, none attacking) on big boards of every kind of "
                        "factorization: 2^21, 3000017 (prime), 10^7, 2^24, 10^8 + 7 (prime), 10^8",
         "family": "big",
         "params": {"sizes": [2**21, 3_000_017, 10**7, 2**24, 10**8 + 7, 10**8], "queens": (2, 5, 30)},
