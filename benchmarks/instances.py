@@ -113,13 +113,18 @@ def big_boards(sizes: list[int], cell: str = "middle-third", queens: tuple[int, 
 
 
 def _non_attacking_cells(n: int, count: int, rng: np.random.Generator) -> list[Cell]:
-    """``count`` cells, none attacking another, drawn until they fit (meant for count far below n)."""
+    """``count`` cells, none attacking another, drawn until they fit: meant for count far below n, and a
+    ValueError rather than a hang when the draws keep missing (a small board)."""
     cells: list[Cell] = []
-    while len(cells) < count:
+    for _ in range(1000 * count):
+        if len(cells) == count:
+            return cells
         row, col = (int(value) for value in rng.integers(0, n, size=2))
         if all(row != r and col != c and abs(row - r) != abs(col - c) for r, c in cells):
             cells.append((row, col))
-    return cells
+    if len(cells) == count:
+        return cells
+    raise ValueError(f"found only {len(cells)} of {count} non-attacking random cells on n = {n}")
 
 
 def codewars(seed: int = 2017) -> Iterator[Instance]:

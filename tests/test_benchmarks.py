@@ -85,6 +85,8 @@ def test_big_boards_with_several_queens_have_them_non_attacking_and_stay_the_sam
     # The one-queen boards are suite (a)'s, unchanged.
     assert [c for c in cases if c["m"] == 1] == list(inst.big_boards([9, 10, 200, 1001]))
     assert len({tuple(map(tuple, c["queens"])) for c in cases if c["n"] == 1001}) == 3
+    with pytest.raises(ValueError, match="of 9 non-attacking random cells on n = 4"):
+        list(inst.big_boards([4], queens=(9,)))
     # The suite's boards include one with no composition at all and a prime (the padded starts).
     sizes = SUITES["big-queens"]["params"]["sizes"]
     assert any(not composition_factors(n) for n in sizes)
