@@ -544,6 +544,34 @@ def test_a_composition_whose_outer_board_has_no_solution_for_the_block_is_not_us
         assert result.status is Status.SAT and verify(20, result.columns, [cell])
 
 
+@pytest.mark.parametrize("start", ["auto", "construction"])
+def test_a_composition_whose_outer_run_used_up_the_time_is_not_built(monkeypatch, start):
+    # Building the board cannot be interrupted (about 15 ns a queen, seconds at 10^9). It was budgeted
+    # only before the nested outer run, which may end just short of the deadline; the build then ran
+    # past it. Here the outer run is held until less time is left than the build needs.
+    import nqcsp.solvers.localsearch as localsearch
+    from nqcsp.construction import NEAR_SOLUTION_S_PER_QUEEN
+
+    n = 5 * 2**20
+    outer_board = localsearch._outer_board
+
+    def slow_outer_board(splits, cell, limits, seed):
+        found = outer_board(splits, cell, limits, seed)
+        while limits.remaining() > NEAR_SOLUTION_S_PER_QUEEN * n / 2:
+            time.sleep(0.01)
+        return found
+
+    monkeypatch.setattr(localsearch, "_outer_board", slow_outer_board)
+    cells = [(0, 3), (9, 0)]
+    started = time.perf_counter()
+    result = solve(n, cells, solver="qs4", seed=1, start=start, time_limit=2.0)
+    assert time.perf_counter() - started <= 2.5
+    assert result.stats["start"] == "greedy"
+    assert result.status is not Status.UNSAT
+    if result.status is Status.SAT:
+        assert verify(n, result.columns, cells)
+
+
 def test_a_constructed_start_that_would_not_fit_in_the_time_left_gives_way_to_the_greedy_one():
     # Building the near-solution cannot be interrupted (about 1.5 s at 10^8); the greedy start can.
     from nqcsp.solvers.localsearch import constructed_start

@@ -89,10 +89,15 @@ def constructed_start(n: int, start: str, limits: Limits) -> bool:
     "construction"): only when building it, which cannot be interrupted, fits in the time left; else the
     greedy start, which runs in chunks between looks at the clock. "auto" asks for it on big boards (see
     ``_start_board`` for the boards with mandatory queens)."""
-    remaining = limits.remaining()
-    fits = remaining is None or NEAR_SOLUTION_S_PER_QUEEN * n <= remaining
     automatic = start == "auto" and n >= CONSTRUCTED_START_MIN_N
-    return fits and (start == "construction" or automatic)
+    return _build_fits(n, limits) and (start == "construction" or automatic)
+
+
+def _build_fits(n: int, limits: Limits) -> bool:
+    """Whether building a constructed board of n queens, which cannot be interrupted, ends in the time
+    left. Asked again right before a build: a nested outer run may have used the time in between."""
+    remaining = limits.remaining()
+    return remaining is None or NEAR_SOLUTION_S_PER_QUEEN * n <= remaining
 
 
 def _outer_board(splits: list[tuple[int, int]], cell: tuple[int, int], limits: Limits,
@@ -263,7 +268,7 @@ def _start_board(n: int, mandatory: np.ndarray, start: str, limits: Limits,
             board, (outer, inner), padding = found
             return swap_in(board, mandatory), {"start": "composition", "composition": f"{outer} x {inner}",
                                                "padding": padding}
-        if start == "auto":
+        if start == "auto" or not _build_fits(n, limits):
             return None, {"start": "greedy"}
     return near_solution(n, mandatory), {"start": "construction"}
 
@@ -273,14 +278,16 @@ def composed_start(n: int, mandatory: np.ndarray, limits: Limits,
     """A composition holding the first mandatory queen (``(k, 2)`` cells) that the swaps will repair once
     the others are swapped in, with its split (outer, inner) and padding (``construction.padded``; 0: a
     composition of n itself, which for one queen may have any outer board since nothing is left to
-    repair). The outer board is a nested qs4 run. None past ``REPAIRED_QUEENS_MAX`` queens or when no
-    composition qualifies."""
+    repair). The outer board is a nested qs4 run. None past ``REPAIRED_QUEENS_MAX`` queens, when no
+    composition qualifies, or when the time left no longer covers building the board."""
     if len(mandatory) > REPAIRED_QUEENS_MAX:
         return None
     cell = (int(mandatory[0, 0]), int(mandatory[0, 1]))
     for padding, splits in _paddings(n, len(mandatory), limits):
         top, left = padding_origin(n, n - padding, cell)
         found = _outer_board(splits, (cell[0] - top, cell[1] - left), limits, seed)
+        if not _build_fits(n, limits):
+            return None
         if found is not None:
             blocks, inner = found
             board = composed(blocks, inner, cell) if padding == 0 else padded(blocks, inner, cell, n)
