@@ -9,6 +9,7 @@ under test, so the analysis can use it to check answers.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 from collections.abc import Callable, Iterator
@@ -107,24 +108,32 @@ def big_boards(sizes: list[int], cell: str = "middle-third", queens: tuple[int, 
                 cells = [(n // 2, n // 3)]
                 yield make_instance("big", n, cells, expected=expected_status(n, cells))
                 continue
-            cells = _non_attacking_cells(n, count, np.random.default_rng([seed, n, count]))
+            cells = non_attacking_cells(n, count, _random_cells(n, np.random.default_rng([seed, n, count])),
+                                        "random")
             yield make_instance(f"big-{count}-queens", n, cells, tag=f"seed={seed}",
                                 expected=expected_status(n, cells))
 
 
-def _non_attacking_cells(n: int, count: int, rng: np.random.Generator) -> list[Cell]:
-    """``count`` cells, none attacking another, drawn until they fit: meant for count far below n, and a
-    ValueError rather than a hang when the draws keep missing (a small board)."""
-    cells: list[Cell] = []
-    for _ in range(1000 * count):
-        if len(cells) == count:
-            return cells
+def _random_cells(n: int, rng: np.random.Generator) -> Iterator[Cell]:
+    while True:
         row, col = (int(value) for value in rng.integers(0, n, size=2))
+        yield row, col
+
+
+def non_attacking_cells(n: int, count: int, candidates: Iterator[Cell], kind: str,
+                        first: tuple[Cell, ...] = ()) -> list[Cell]:
+    """``first``, then the ``candidates`` that attack none taken before, until ``count``: meant for count
+    far below n, and a ValueError naming the ``kind`` of candidates rather than a hang when 1000 a queen
+    leave it short (a small board)."""
+    cells = list(first)
+    for row, col in itertools.islice(candidates, 1000 * count):
+        if len(cells) == count:
+            break
         if all(row != r and col != c and abs(row - r) != abs(col - c) for r, c in cells):
             cells.append((row, col))
     if len(cells) == count:
         return cells
-    raise ValueError(f"found only {len(cells)} of {count} non-attacking random cells on n = {n}")
+    raise ValueError(f"found only {len(cells)} of {count} non-attacking {kind} cells on n = {n}")
 
 
 def codewars(seed: int = 2017) -> Iterator[Instance]:

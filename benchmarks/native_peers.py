@@ -41,7 +41,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 QS4_PROGRAM = ("import sys, nqcsp; n = int(sys.argv[1]); "
@@ -257,17 +257,19 @@ def _size(n: int) -> str:
 def qs4_queens(n: int, count: int) -> list[tuple[int, int]]:
     """(0, 3), then ``count - 1`` more spread over the board, none attacking an earlier one; ValueError
     when the stepping finds too few (a small board), instead of stepping for ever."""
-    cells = [(0, 3)]
-    row = col = 0
-    for _ in range(1000 * count):
-        if len(cells) == count:
-            return cells
-        row = (row + n // count + 7) % n
-        col = (col + n // 3 + 11) % n
-        if all(row != r and col != c and abs(row - r) != abs(col - c) for r, c in cells):
-            cells.append((row, col))
-    raise ValueError(f"--qs4-queens {count}: only {len(cells)} queens found that do not attack each other "
-                     f"on n = {n}")
+    from benchmarks.instances import non_attacking_cells
+
+    def stepped() -> Iterator[tuple[int, int]]:
+        row = col = 0
+        while True:
+            row = (row + n // count + 7) % n
+            col = (col + n // 3 + 11) % n
+            yield row, col
+
+    try:
+        return non_attacking_cells(n, count, stepped(), "stepped", first=((0, 3),))
+    except ValueError as exc:
+        raise ValueError(f"--qs4-queens {count}: {exc}") from None
 
 
 def qs4_command(n: int, start: str, queens: int = 1) -> list[str]:
