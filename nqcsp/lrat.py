@@ -83,13 +83,13 @@ def is_binary(proof: bytes) -> bool:
 def estimated_seconds(cnf_bytes: int, proof_bytes: int) -> float:
     """The check's time from the sizes, the kernel's loading included when this process has not yet,
     and its compiling when numba is imported already and finds no cached copy (a fresh install)."""
-    kernel = loaded("nqcsp._lrat_kernel")
-    loading = 0.0 if kernel is not None and kernel.check_steps.signatures else KERNEL_LOAD_S
+    already = loaded("nqcsp._lrat_kernel")
+    loading = 0.0 if already is not None and already.check_steps.signatures else KERNEL_LOAD_S
     if loading and "numba" in sys.modules:
         from nqcsp._jit import needs_compiling
 
-        kernel = load("nqcsp._lrat_kernel")  # numba is imported: only the module's own definitions
-        if needs_compiling(kernel.read_formula) or needs_compiling(kernel.check_steps):
+        kernels = load("nqcsp._lrat_kernel")  # numba is imported: only the module's own definitions
+        if needs_compiling(kernels.read_formula) or needs_compiling(kernels.check_steps):
             loading = KERNEL_COMPILE_S
     return loading + SECONDS_PER_CNF_BYTE * cnf_bytes + SECONDS_PER_PROOF_BYTE * proof_bytes
 
