@@ -94,8 +94,8 @@ def measure(name: str, n: int, queens: list, time_limit: float) -> dict:
     if result.certificate is not None:
         details = result.certificate.details
         streamed = details.get(STREAMED)
-        if streamed is not None:   # checked on a second thread while the search wrote it
-            proof_bytes, check_s = streamed.proof_bytes, streamed.seconds
+        if isinstance(streamed, dict):   # checked on a second thread while the search wrote it
+            proof_bytes, check_s = int(streamed["proof_bytes"]), float(streamed["check_s"])
         else:
             proof = details.get("proof")
             proof_bytes = len(proof) if isinstance(proof, (bytes, ProofFile)) else 0

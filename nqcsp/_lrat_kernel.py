@@ -1,7 +1,9 @@
-"""The kernel of ``nqcsp.lrat``: DIMACS and LRAT reading and hint-directed unit propagation (numba).
+"""The kernel of ``nqcsp.lrat``: LRAT reading and hint-directed unit propagation (numba).
 
-Bytes in, a status array out; see ``nqcsp.lrat`` for what is accepted. ``outcome`` = code (0 accepted,
-else a key of ``nqcsp.lrat._REASONS``), detail (a clause number or an error kind), lemmas, hints.
+The formula comes in as arrays (``nqcsp.dimacs.Cnf``, laid out by ``nqcsp.lrat``): this kernel reads no
+DIMACS. Proof bytes in, a status array out; see ``nqcsp.lrat`` for what is accepted. ``outcome`` = code
+(0 accepted, else a key of ``nqcsp.lrat._REASONS``, or ``MORE``/``GROW``), detail (a clause number or an
+error kind).
 """
 
 from __future__ import annotations
@@ -11,8 +13,12 @@ import numpy as np
 from nqcsp._jit import njit, njit_unrefcounted
 
 _SPACE, _TAB, _NEWLINE, _RETURN = 32, 9, 10, 13
-_COMMENT, _PROBLEM, _DELETE, _ADD, _MINUS, _ZERO, _NINE = 99, 112, 100, 97, 45, 48, 57
+_COMMENT, _DELETE, _ADD, _MINUS, _ZERO, _NINE = 99, 100, 97, 45, 48, 57
 _LARGEST = 1 << 40
+
+# ``_next``'s status: a number, a text 'd', the end of the data, or why not.
+NUMBER, DELETE, END = 1, 2, 0
+TOO_BIG, UNEXPECTED, CUT = -1, -2, -3
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -21,8 +27,9 @@ def _is_space(byte):
 
 
 @njit(cache=True, nogil=True)
-def _skip(data, pos):
-    """Past white space and whole comment lines ('c' first on a line)."""
+def _skip(data, pos, final):
+    """Past white space and comments (a 'c' first on a line, to the line's end): the next token's start,
+    or -1 when a comment runs to the end of the data and more may come."""
     n = data.shape[0]
     while pos < n:
         byte = data[pos]
@@ -31,22 +38,25 @@ def _skip(data, pos):
         elif byte == _COMMENT and (pos == 0 or data[pos - 1] == _NEWLINE):
             while pos < n and data[pos] != _NEWLINE:
                 pos += 1
+            if pos >= n and not final:
+                return -1
         else:
             break
     return pos
 
 
 @njit(cache=True, nogil=True)
-def _next(data, pos, binary):
-    """(status, value, pos): status 1 a number, 2 a text 'd', 0 the end of the text, -1 a number that does
-    not fit, -2 an unexpected character, -3 the data ends inside a binary number."""
+def _next(data, pos, binary, final):
+    """(status, value, pos): ``NUMBER``; ``DELETE`` (a text 'd'); ``END`` of the data when ``final`` (text:
+    nothing but white space and comments left); ``TOO_BIG``, ``UNEXPECTED``; ``CUT``: the data ends before
+    or inside the token and more may come (not ``final``), or, when ``final``, a binary number ends early."""
     n = data.shape[0]
     if binary:
         value = np.int64(0)
         shift = 0
         while True:
             if pos >= n:
-                return -3, 0, pos
+                return CUT, 0, pos
             byte = np.int64(data[pos])
             pos += 1
             value |= (byte & 127) << shift
@@ -54,17 +64,21 @@ def _next(data, pos, binary):
                 break
             shift += 7
             if shift > 42:
-                return -1, 0, pos
+                return TOO_BIG, 0, pos
         if value & 1:
-            return 1, -(value >> 1), pos
-        return 1, value >> 1, pos
-    pos = _skip(data, pos)
+            return NUMBER, -(value >> 1), pos
+        return NUMBER, value >> 1, pos
+    pos = _skip(data, pos, final)
+    if pos < 0:
+        return CUT, 0, n
     if pos >= n:
-        return 0, 0, pos
+        return (END if final else CUT), 0, pos  # more of the step may come
     if data[pos] == _DELETE:
-        if pos + 1 < n and not _is_space(data[pos + 1]):
-            return -2, 0, pos
-        return 2, 0, pos + 1
+        if pos + 1 >= n:
+            return (UNEXPECTED if final else CUT), 0, pos
+        if not _is_space(data[pos + 1]):
+            return UNEXPECTED, 0, pos
+        return DELETE, 0, pos + 1
     sign = 1
     if data[pos] == _MINUS:
         sign = -1
@@ -74,137 +88,70 @@ def _next(data, pos, binary):
     while pos < n and _ZERO <= data[pos] <= _NINE:
         value = value * 10 + (data[pos] - _ZERO)
         if value > _LARGEST:
-            return -1, 0, pos
+            return TOO_BIG, 0, pos
         pos += 1
+    if pos >= n and not final:
+        return CUT, 0, pos  # more digits may follow in the next piece
     if pos == start or (pos < n and not _is_space(data[pos])):
-        return -2, 0, pos
-    return 1, sign * value, pos
-
-
-@njit(cache=True, nogil=True)
-def _grow(store, used):
-    if used < store.shape[0]:
-        return store
-    bigger = np.empty(2 * store.shape[0] + 16, dtype=store.dtype)
-    bigger[:used] = store[:used]
-    return bigger
+        return UNEXPECTED, 0, pos
+    return NUMBER, sign * value, pos
 
 
 @njit_unrefcounted(cache=True, nogil=True, inline="always")
-def _compact(store, used, first, starts, lengths, alive, last):
-    """Room for more literals: the live clauses (numbers up to ``last``) and the clause being read
-    (``store[first:used]``) moved to the front, the deleted ones' literals dropped; (used, first). Proofs
-    that delete what they no longer need (a search tree's proof deletes each node's children) are so
-    checked in memory bounded by what is live."""
+def _compact(store, used, first, starts, lengths, alive, order, live):
+    """Room for more literals: the live clauses (``order[:live]``, in store order) and the clause being
+    read (``store[first:used]``) moved to the front, the deleted ones' literals and entries dropped;
+    (used, first, live). Its cost is the entries it walks, each live one or deleted since the last time,
+    so a proof is checked in time linear in its size whatever numbers its clauses take, and in memory
+    bounded by what is live (a search tree's proof deletes each node's children)."""
     at = 0
-    for clause in range(1, last + 1):
+    kept = 0
+    for k in range(live):
+        clause = order[k]
         if alive[clause]:
             start = starts[clause]
             starts[clause] = at
             for offset in range(lengths[clause]):  # forwards: a clause only ever moves down
                 store[at + offset] = store[start + offset]
             at += lengths[clause]
+            order[kept] = clause
+            kept += 1
     for offset in range(used - first):
         store[at + offset] = store[first + offset]
-    return at + used - first, at
-
-
-@njit(cache=True, nogil=True)
-def read_formula(cnf, extra, outcome):
-    """The formula: 'p cnf V C', then C clauses of literals within 1..V. (V, C, starts, lengths, alive,
-    store, used): a table of clause numbers with room for ``extra`` more, and the literals of the
-    clauses; ``outcome[0]`` is 0 or the code of what is wrong."""
-    fail = (0, 0, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.uint8),
-            np.zeros(1, dtype=np.int32), 0)
-    pos = _skip(cnf, 0)
-    if pos >= cnf.shape[0] or cnf[pos] != _PROBLEM:
-        outcome[0] = 1
-        return fail
-    pos += 1
-    pos = _skip(cnf, pos)
-    if pos + 3 > cnf.shape[0] or cnf[pos] != 99 or cnf[pos + 1] != 110 or cnf[pos + 2] != 102:  # "cnf"
-        outcome[0] = 1
-        return fail
-    status, num_vars, pos = _next(cnf, pos + 3, False)
-    status2, num_clauses, pos = _next(cnf, pos, False)
-    if status != 1 or status2 != 1 or num_vars < 0 or num_clauses < 0:
-        outcome[0] = 1
-        return fail
-    table = num_clauses + extra + 1
-    starts = np.zeros(table, dtype=np.int64)
-    lengths = np.zeros(table, dtype=np.int32)
-    alive = np.zeros(table, dtype=np.uint8)
-    store = np.empty(cnf.shape[0] // 2 + (1 << 20), dtype=np.int32)
-    used = 0
-    clause = 1
-    starts[1 if table > 1 else 0] = 0
-    while True:
-        status, lit, pos = _next(cnf, pos, False)
-        if status == 0:
-            break
-        if status != 1:
-            outcome[0] = 1
-            return fail
-        if lit == 0:
-            if clause > num_clauses:
-                outcome[0] = 2
-                return fail
-            lengths[clause] = used - starts[clause]
-            alive[clause] = 1
-            clause += 1
-            if clause < table:
-                starts[clause] = used
-            continue
-        if clause > num_clauses or abs(lit) > num_vars:
-            outcome[0] = 2
-            return fail
-        store = _grow(store, used)
-        store[used] = lit
-        used += 1
-    if clause != num_clauses + 1:
-        outcome[0] = 13
-        return fail
-    return num_vars, num_clauses, starts, lengths, alive, store, used
-
-
-@njit_unrefcounted(cache=True, nogil=True, inline="always")
-def _number(proof, pos, binary, final, outcome):
-    """(True, False, the next number of a proof line, pos), or False with ``cut`` (the data ends inside
-    the line, and more may come: not ``final``) or ``outcome`` set to "malformed"."""
-    status, value, pos = _next(proof, pos, binary)
-    if status == 1:
-        return True, False, value, pos
-    cut = (status == -3 or (status == 0 and not binary)) and not final
-    if not cut:
-        outcome[0], outcome[1] = 3, -3 if status == 0 else status
-    return False, cut, 0, pos
+    return at + used - first, at, kept
 
 
 # ``check_steps``' ``state``: literals stored, the last clause number, lemmas checked, hints followed, the
-# first byte not yet read.
-USED, LAST, LEMMAS, HINTS, POS = 0, 1, 2, 3, 4
-MORE = -1   # ``outcome[0]`` when the proof read so far ends inside a line or before the empty clause
-GROW = -2   # ``outcome[0]`` when the live literals fill over half the store: a bigger one, then go on
+# first byte not yet read, steps read, entries of ``order``, the table size a ``GROW`` asks for.
+USED, LAST, LEMMAS, HINTS, POS, STEPS, LIVE, NEED = 0, 1, 2, 3, 4, 5, 6, 7
+STATE_SIZE = 8
+MORE = -1   # ``outcome[0]`` when the proof read so far ends inside a step or before the empty clause
+GROW = -2   # ``outcome[0]`` when a table must grow (to ``state[NEED]`` entries, or ``order`` or the store
+            # when it is 0): the caller grows it and calls again
 
 
-# It allocates nothing (the caller grows the store), so it runs without reference counting.
+# It allocates nothing (the caller grows the tables), so it runs without reference counting.
 @njit_unrefcounted(cache=True, nogil=True)
-def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, store, value, trail, state,
-                outcome):
-    """Check the additions and deletions of ``proof`` from ``state[POS]`` on; clause numbers must stay
-    below ``limit``. Unless ``final``, a line the data ends inside is left unread (nothing of it applied)
-    and ``outcome[0]`` is ``MORE``, with ``state[POS]`` at its start, for the caller to come back with
-    more of the proof; ``GROW`` likewise when the store of literals is over half full once compacted."""
+def check_steps(proof, binary, final, num_clauses, num_vars, starts, lengths, alive, store, order, value,
+                trail, state, outcome):
+    """Check the additions and deletions of ``proof`` from ``state[POS]`` on. The k-th step of the proof
+    may add a clause numbered at most ``num_clauses + k``, above the last one added. Unless ``final``, a
+    step the data ends inside is left unread (nothing of it applied) and ``outcome[0]`` is ``MORE``, with
+    ``state[POS]`` at its start, for the caller to come back with more of the proof; ``GROW`` likewise
+    when a table is too small."""
     used = state[USED]
     last_id = state[LAST]
     lemmas = state[LEMMAS]
     hints = state[HINTS]
     pos = state[POS]
+    steps = state[STEPS]
+    live = state[LIVE]
     n = proof.shape[0]
     outcome[0] = MORE
     while True:
-        line_start = pos
+        step_start = pos
         deletion = False
+        clause = np.int64(0)
         if binary:
             if pos >= n:
                 break
@@ -213,64 +160,79 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
             if kind == _DELETE:
                 deletion = True
             elif kind == _ADD:
-                status, clause, pos = _next(proof, pos, True)
-                if status == -3 and not final:
-                    pos = line_start
+                status, clause, pos = _next(proof, pos, True, final)
+                if status == CUT and not final:
+                    pos = step_start
                     break
-                if status != 1:
+                if status != NUMBER:
                     outcome[0], outcome[1] = 3, status
                     return
                 if clause <= 0:
-                    outcome[0], outcome[1] = 3, -2
+                    outcome[0], outcome[1] = 3, UNEXPECTED
                     return
             else:
                 outcome[0], outcome[1] = 3, pos - 1
                 return
         else:
-            status, clause, pos = _next(proof, pos, False)
-            if status == 0:
+            status, clause, pos = _next(proof, pos, False, final)
+            if status == END:
                 break
-            if status != 1 or clause <= 0:
-                outcome[0], outcome[1] = 3, -2 if status >= 0 else status
+            if status == CUT:
+                pos = step_start
+                break
+            if status != NUMBER or clause <= 0:
+                outcome[0], outcome[1] = 3, UNEXPECTED if status >= 0 else status
                 return
-            mark = pos
-            status, _, after = _next(proof, pos, False)
-            if status == 2:
+            status, _, after = _next(proof, pos, False, final)
+            if status == CUT:
+                pos = step_start
+                break
+            if status == DELETE:
                 deletion = True
                 pos = after
-            else:
-                pos = mark
         if deletion:
-            # Read to the line's end before deleting anything: a line cut short is left for later whole.
+            # Read to the step's end before deleting anything: a step cut short is left for later whole.
             scan = pos
             while True:
-                status, gone, scan = _next(proof, scan, binary)
-                if status != 1 or gone == 0:
+                status, gone, scan = _next(proof, scan, binary, final)
+                if status != NUMBER or gone == 0:
                     break
-            if status != 1 and not final and (status == -3 or (status == 0 and not binary)):
-                pos = line_start
+            if status == CUT and not final:
+                pos = step_start
                 break
+            if status != NUMBER:
+                outcome[0], outcome[1] = 3, CUT if status == END else status
+                return
             while True:
-                ok, _, gone, pos = _number(proof, pos, binary, True, outcome)  # the line is whole
-                if not ok:
-                    return
+                status, gone, pos = _next(proof, pos, binary, True)  # the step is whole
                 if gone == 0:
                     break
-                if gone < 0 or gone >= limit or alive[gone] == 0:
+                if gone < 0 or gone >= starts.shape[0] or alive[gone] == 0:
                     outcome[0], outcome[1] = 11, gone
                     return
                 alive[gone] = 0
+            steps += 1
+            state[POS], state[STEPS] = pos, steps
             continue
-        if clause <= last_id or clause >= limit:
+        if clause <= last_id or clause > num_clauses + steps + 1:
             outcome[0], outcome[1] = 4, clause
             return
+        if clause >= starts.shape[0] or live >= order.shape[0]:
+            outcome[0] = GROW
+            state[NEED] = clause + 1 if clause >= starts.shape[0] else 0
+            pos = step_start
+            break
         first = used
+        hints_before = hints
         assigned = 0
         conflict = False
         cut = False
         while True:
-            ok, cut, lit, pos = _number(proof, pos, binary, final, outcome)
-            if not ok:
+            status, lit, pos = _next(proof, pos, binary, final)
+            if status != NUMBER:
+                cut = status == CUT and not final
+                if not cut:
+                    outcome[0], outcome[1] = 3, CUT if status == END else status
                 break
             if lit == 0:
                 break
@@ -278,24 +240,30 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
             if var > num_vars:
                 outcome[0], outcome[1] = 5, clause
                 break
+            false_value = -1 if lit > 0 else 1
+            if value[var] == false_value:
+                continue  # the same literal again: the clause is the same without it
             if used >= store.shape[0]:
-                used, first = _compact(store, used, first, starts, lengths, alive, last_id)
+                used, first, live = _compact(store, used, first, starts, lengths, alive, order, live)
                 if 2 * used > store.shape[0]:
                     outcome[0] = GROW
+                    state[NEED] = 0
                     cut = True
                     break
             store[used] = lit
             used += 1
-            false_value = -1 if lit > 0 else 1
             if value[var] == 0:
                 value[var] = false_value
                 trail[assigned] = var
                 assigned += 1
-            elif value[var] != false_value:
+            else:
                 conflict = True  # the clause holds a literal and its negation: a tautology
         while outcome[0] == MORE and not cut:
-            ok, cut, hint, pos = _number(proof, pos, binary, final, outcome)
-            if not ok:
+            status, hint, pos = _next(proof, pos, binary, final)
+            if status != NUMBER:
+                cut = status == CUT and not final
+                if not cut:
+                    outcome[0], outcome[1] = 3, CUT if status == END else status
                 break
             if hint == 0:
                 break
@@ -304,7 +272,7 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
                 break
             if conflict:
                 continue
-            if hint >= limit or alive[hint] == 0 or hint >= clause:
+            if hint >= clause or alive[hint] == 0:
                 outcome[0], outcome[1] = 6, clause
                 break
             hints += 1
@@ -314,8 +282,10 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
                 other = store[at]
                 current = value[abs(other)]
                 if current == 0:
-                    open_count += 1
-                    open_lit = other
+                    # One open literal written twice is still one.
+                    if open_count == 0 or other != open_lit:
+                        open_count += 1
+                        open_lit = other
                 elif (current > 0) == (other > 0):
                     outcome[0], outcome[1] = 7, clause
                     break
@@ -335,7 +305,8 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
             value[trail[at]] = 0
         if cut:
             used = first
-            pos = line_start
+            hints = hints_before
+            pos = step_start
             break
         if outcome[0] != MORE:
             return
@@ -345,12 +316,17 @@ def check_steps(proof, binary, final, limit, num_vars, starts, lengths, alive, s
         starts[clause] = first
         lengths[clause] = used - first
         alive[clause] = 1
+        order[live] = clause
+        live += 1
         last_id = clause
         lemmas += 1
-        state[USED], state[LAST], state[LEMMAS], state[HINTS], state[POS] = used, last_id, lemmas, hints, pos
+        steps += 1
+        state[USED], state[LAST], state[LEMMAS], state[HINTS] = used, last_id, lemmas, hints
+        state[POS], state[STEPS], state[LIVE] = pos, steps, live
         if used == first:
             outcome[0] = 0
             return
-    state[USED], state[LAST], state[LEMMAS], state[HINTS], state[POS] = used, last_id, lemmas, hints, pos
+    state[USED], state[LAST], state[LEMMAS], state[HINTS] = used, last_id, lemmas, hints
+    state[POS], state[STEPS], state[LIVE] = pos, steps, live
     if final and outcome[0] == MORE:
         outcome[0] = 12

@@ -8,9 +8,12 @@ ignored). ``recheck`` runs the check that fits the kind, from the problem itself
 - ``drat``: a DRAT proof; only when the CNF in the evidence is exactly the problem's reference statement
   (``nqcsp.statement``, rebuilt here) is the proof checked, by dratify (native engine when installed),
   within the call's deadline and memory (``nqcsp.drat.recheck_drat``).
-- ``lrat``: an LRAT proof (the backtracker's search tree); the evidence CNF must be byte for byte the
-  reference statement rebuilt here, and the proof is checked in linear time by ``nqcsp.lrat``, after its
-  estimated time and memory were found to fit what is left of the call's limits.
+- ``lrat``: an LRAT proof (the backtracker's search tree), checked in linear time by ``nqcsp.lrat``
+  against the reference statement rebuilt here (the evidence CNF must be byte for byte that statement),
+  after its estimated time and memory were found to fit what is left of the call's limits. A proof
+  written while the search runs goes to a ``ProofChannel`` that ``nqcsp.contract`` opened for the call:
+  the statement, the checking thread and the verdict are this module's, and the backend only writes
+  bytes. Nothing a backend puts in its certificate is taken as a verdict.
 
 An unchecked certificate says why in ``details["unchecked"]``. ``Certificate.to_json`` and
 ``write_certificate`` keep the evidence a user can take away: JSON holds each byte string's size and
@@ -31,13 +34,15 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from nqcsp.limits import Limits, OutOfTime
+from nqcsp.limits import Limits, OutOfTime, format_bytes
 from nqcsp.problem import Cell, Problem, find_attack
 from nqcsp.result import Certificate, ProofFile, evidence_json
 from nqcsp.solvers.base import CHECK_S
 
 if TYPE_CHECKING:
+    from nqcsp.dimacs import Cnf
     from nqcsp.lrat import LratStream, LratVerdict
+    from nqcsp.statement import Statement
 
 ATTACK_CHECKER = "attack-check"
 # The empty-line check walks the line in plain Python: about 0.3 us a cell, with margin.
@@ -106,50 +111,149 @@ def recheck(problem: Problem, certificate: Certificate, limits: Limits) -> Certi
     return replace(certificate, checked_by=checked_by, details=details)
 
 
+def recheck_with(problem: Problem, certificate: Certificate, limits: Limits,
+                 channel: ProofChannel | None) -> Certificate:
+    """``recheck``, where the backend was given ``channel`` for its proof: the channel's own verdict
+    and evidence count, whatever the certificate holds."""
+    if channel is None or channel.check is None or certificate.kind != "lrat":
+        return recheck(problem, certificate, limits)
+    if channel.problem != problem:
+        raise ValueError(f"the proof channel is for {channel.problem}, not {problem}")
+    started = time.perf_counter()
+    verdict = channel.close()
+    details = {key: value for key, value in certificate.details.items() if key not in _CHANNEL_KEYS}
+    details.update(channel.evidence())
+    if verdict is None:
+        # Not decided as it was written (the deadline came while the check was behind, or the check
+        # failed): the channel's evidence is checked again from scratch, when that fits.
+        if channel.failure:
+            details["streamed_check"] = channel.failure
+        return recheck(problem, replace(certificate, details=details), limits)
+    details[STREAMED] = dict(verdict.stats)
+    if not verdict.ok:
+        why = f"the LRAT proof was rejected as it was written: {verdict.reason}"
+        return replace(certificate, checked_by=(), details={**details, "unchecked": why})
+    from nqcsp.lrat import CHECKER
+
+    details[CHECK_S] = time.perf_counter() - started
+    return replace(certificate, checked_by=(CHECKER,), details=details)
+
+
 def _recheck_lrat(problem: Problem, certificate: Certificate, limits: Limits) -> tuple[tuple[str, ...], str]:
-    """Check an ``lrat`` certificate against the problem's own statement: the checker's name, or () and
-    why it is unchecked. A proof that ``ConcurrentLratCheck`` checked while it was written counts once its
-    stream's statement is the reference one; any other is checked here, after OutOfTime/OutOfMemory
-    ("check") with the figures when the check cannot fit."""
+    """Check an ``lrat`` certificate's evidence against the problem's own statement: the checker's name,
+    or () and why it is unchecked; OutOfTime/OutOfMemory ("check") with the figures when the check cannot
+    fit."""
     from nqcsp import lrat
     from nqcsp.cnf import REFERENCE_BYTES_PER_CLAUSE, REFERENCE_SECONDS_PER_CLAUSE, reference_size
+    from nqcsp.dimacs import Cnf
     from nqcsp.limits import format_bytes
     from nqcsp.residual import residual_within
     from nqcsp.statement import reference_cnf
 
     if problem.attack is not None:
         return (), "the mandatory queens attack each other: an LRAT proof has no reference statement"
-    stream = certificate.details.get(STREAMED)
-    if isinstance(stream, lrat.LratStream) and stream.verdict is not None:
-        if reference_cnf(problem).dimacs() != stream.cnf:
-            return (), f"the streamed check's CNF is not the reference statement of {problem}"
-        if not stream.verdict.ok:
-            return (), f"the LRAT proof was rejected as it was written: {stream.verdict.reason}"
-        return (lrat.CHECKER,), ""
     cnf, proof = certificate.details.get("cnf"), certificate.details.get("proof")
     if not isinstance(cnf, bytes) or not isinstance(proof, (bytes, bytearray, ProofFile)):
         return (), "the certificate does not hold its CNF and proof as bytes"
     _, clauses = reference_size(residual_within(problem, limits, "check"))
     size = f"{format_bytes(len(proof))} LRAT proof"
-    limits.need_memory("check", REFERENCE_BYTES_PER_CLAUSE * clauses
-                       + lrat.estimated_bytes(len(cnf), len(proof)), f"checking the {size}")
+    memory = REFERENCE_BYTES_PER_CLAUSE * clauses + lrat.estimated_bytes(len(cnf), len(proof))
+    limits.need_memory("check", memory, f"checking the {size}")
     seconds = REFERENCE_SECONDS_PER_CLAUSE * clauses + lrat.estimated_seconds(len(cnf), len(proof))
     remaining = limits.remaining()
     if remaining is not None and seconds > remaining:
         raise OutOfTime("check", f"the {size}'s check needs ~{seconds:.2g} s, {remaining:.2g} s left")
-    if reference_cnf(problem).dimacs() != cnf:
+    statement = reference_cnf(problem)
+    if statement.dimacs() != cnf:
         return (), f"the certificate's CNF is not the reference statement of {problem}"
-    verdict = lrat.check_lrat(cnf, proof.view() if isinstance(proof, ProofFile) else proof)
+    # The proof is checked against the statement rebuilt here, never a reading of the evidence's bytes.
+    formula = Cnf.of_clauses(statement.num_vars, statement.clauses)
+    verdict = lrat.check_lrat(formula, proof.view() if isinstance(proof, ProofFile) else proof, limits.memory)
     if not verdict.ok:
         return (), f"the LRAT proof was rejected: {verdict.reason}"
     return (lrat.CHECKER,), ""
 
 
-# The details key of a ``ConcurrentLratCheck``'s stream, once it has decided.
+# The details key under which a proof checked as it was written reports its check (a report: nothing
+# reads it back as a verdict).
 STREAMED = "checked_as_written"
+# What a certificate checked through a channel takes from the channel, never from the backend.
+_CHANNEL_KEYS = ("cnf", "proof", STREAMED, "proof_not_kept", "streamed_check", "unchecked", CHECK_S)
 # Pieces the producer may write ahead of the checker (4 MB each from backtrack) before it waits.
 PIECES_AHEAD = 8
 _WAIT_S = 0.05
+
+
+class ProofChannel:
+    """The certifying side's end of an LRAT proof that a backend writes while it searches, opened by
+    ``nqcsp.contract`` for one call of a backend on one problem (or by the backend itself when called
+    directly, when only its evidence leaves it). The reference statement is built here, on demand (the
+    backend numbers its clauses by it); ``open`` starts the check on a thread of this module; the
+    backend writes pieces into what ``open`` returns, and ``recheck_with`` takes the verdict and the
+    evidence from here."""
+
+    def __init__(self, problem: Problem, limits: Limits) -> None:
+        self.problem = problem
+        self.limits = limits
+        self.check: ConcurrentLratCheck | None = None
+        self.closed = False
+        self._statement: Statement | None = None
+
+    def statement(self) -> Statement:
+        if self._statement is None:
+            from nqcsp.statement import reference_cnf
+
+            self._statement = reference_cnf(self.problem)
+        return self._statement
+
+    def open(self, in_memory: int, keep: int) -> ProofSink:
+        """Start checking a proof of the statement: the sink to write it into."""
+        if self.check is not None:
+            raise RuntimeError("a proof channel takes one proof")
+        from nqcsp.dimacs import Cnf
+
+        statement = self.statement()
+        formula = Cnf.of_clauses(statement.num_vars, statement.clauses)
+        self.check = ConcurrentLratCheck(formula, self.limits, in_memory, keep)
+        return ProofSink(self.check)
+
+    @property
+    def failure(self) -> str:
+        return self.check.failure if self.check is not None else ""
+
+    def close(self) -> LratVerdict | None:
+        """The verdict, once every piece is read; None when the deadline came first or the check failed."""
+        self.closed = True
+        return self.check.close() if self.check is not None else None
+
+    def release(self) -> None:
+        """The end of the call: a check nobody closed (the backend found a solution, gave up, or never
+        said) stops, so its thread ends."""
+        if self.check is not None and not self.closed:
+            self.check.abandon()
+
+    def evidence(self) -> dict[str, Any]:
+        """The statement and the proof written (bytes kept by this side), as certificate details."""
+        if self.check is None:
+            return {}
+        out: dict[str, Any] = {"cnf": self.statement().dimacs(), "proof": self.check.proof()}
+        if not self.check.kept:
+            out["proof_not_kept"] = (f"the {format_bytes(self.check.size)} proof was checked as it was "
+                                     f"written, and not kept past its share of the memory budget")
+        return out
+
+
+class ProofSink:
+    """What a backend holds of a ``ProofChannel``: it writes pieces, or gives the proof up."""
+
+    def __init__(self, check: ConcurrentLratCheck) -> None:
+        self._check = check
+
+    def write(self, piece: memoryview) -> bool:
+        return self._check.write(piece)
+
+    def abandon(self) -> None:
+        self._check.abandon()
 
 
 class ConcurrentLratCheck:
@@ -160,12 +264,12 @@ class ConcurrentLratCheck:
     ``in_memory`` bytes, beyond that in an anonymous temporary file (``ProofFile``), up to ``keep``
     bytes (past that the evidence goes, the check goes on)."""
 
-    def __init__(self, cnf: bytes, limits: Limits, in_memory: int, keep: int) -> None:
+    def __init__(self, formula: Cnf, limits: Limits, in_memory: int, keep: int) -> None:
         self.stream: LratStream | None = None
         self.size = 0
         self.kept: bool = True
         self.failure = ""
-        self._cnf = cnf
+        self._formula = formula
         self._in_memory = in_memory
         self._keep = keep
         self._limits = limits
@@ -180,7 +284,7 @@ class ConcurrentLratCheck:
             from nqcsp import lrat
 
             if not self._abandoned:   # a solution found at once: the formula need not be read
-                self.stream = lrat.LratStream(self._cnf)
+                self.stream = lrat.LratStream(self._formula, self._limits.memory)
         except Exception as exc:  # the check is lost, never the search: it drains on
             self.failure, self._abandoned = f"the checker could not start: {exc!r}", True
         while (piece := self._pieces.get()) is not None:
@@ -236,7 +340,7 @@ class ConcurrentLratCheck:
             if self._thread.is_alive() and self._limits.expired():
                 self._abandoned = True
                 return None
-        if self.failure or self.stream is None:
+        if self.failure or self.stream is None or self._abandoned:
             return None
         return self.stream.finish()
 

@@ -3,8 +3,10 @@
 What a backend answers is checked for form (a ``Result`` of this problem, queens a 1-D integer array of
 length n, UNSAT only from a complete backend and only with a certificate, UNKNOWN with a reason); a broken
 form is an ``InternalSolverError`` naming the backend, never "bad input". UNSAT certificates are re-checked
-by ``nqcsp.certify``. SAT answers are verified once, by ``nqcsp.solve``, after this. An exception from a
-backend is a bug (``InternalSolverError``), except ``InputError``: bad input only the backend could see.
+by ``nqcsp.certify``; a backend that writes its proof as it searches writes it into a ``ProofChannel``
+opened here for the call, whose verdict and evidence are certify's, not the backend's. SAT answers are
+verified once, by ``nqcsp.solve``, after this. An exception from a backend is a bug
+(``InternalSolverError``), except ``InputError``: bad input only the backend could see.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.certify import recheck
+from nqcsp.certify import ProofChannel, recheck_with
 from nqcsp.limits import Limits, Unfinished
 from nqcsp.problem import Problem
 from nqcsp.result import InputError, InternalSolverError, Result, Status
@@ -32,25 +34,32 @@ def run_backend(name: str, problem: Problem, limits: Limits, seed: int | None,
     """One backend's answer, its form enforced and its certificate re-checked; UNKNOWN when a stage
     could not finish within ``limits``. ``options`` are already resolved against the backend's schema."""
     backend = get_solver(name)
+    channel = ProofChannel(problem, limits) if spec(name).writes_proofs else None
     started = time.perf_counter()
     try:
-        result = backend.solve(problem, limits=limits, seed=seed, **options)
-    except Unfinished as exc:
-        return unfinished_result(problem, name, exc, solve_s=time.perf_counter() - started)
-    except (InputError, KeyboardInterrupt, InternalSolverError):
-        raise
-    except MemoryError:
-        # The backend's estimate before allocating was too low: a defect to fix, but still no answer.
-        return Result(problem, Status.UNKNOWN, name,
-                      stats={REASON: f"memory: {name} ran out of memory although its estimate fitted",
-                             STAGE: "search"})
-    except Exception as exc:
-        raise InternalSolverError(
-            f"solver {name!r} failed on {problem}: {type(exc).__name__}: {exc}") from exc
-    return enforce(name, problem, result, limits)
+        try:
+            result = backend.solve(problem, limits=limits, seed=seed, **options,
+                                   **({"proofs": channel} if channel is not None else {}))
+        except Unfinished as exc:
+            return unfinished_result(problem, name, exc, solve_s=time.perf_counter() - started)
+        except (InputError, KeyboardInterrupt, InternalSolverError):
+            raise
+        except MemoryError:
+            # The backend's estimate before allocating was too low: a defect to fix, but still no answer.
+            return Result(problem, Status.UNKNOWN, name,
+                          stats={REASON: f"memory: {name} ran out of memory although its estimate fitted",
+                                 STAGE: "search"})
+        except Exception as exc:
+            raise InternalSolverError(
+                f"solver {name!r} failed on {problem}: {type(exc).__name__}: {exc}") from exc
+        return enforce(name, problem, result, limits, channel)
+    finally:
+        if channel is not None:
+            channel.release()
 
 
-def enforce(name: str, problem: Problem, result: object, limits: Limits) -> Result:
+def enforce(name: str, problem: Problem, result: object, limits: Limits,
+            channel: ProofChannel | None = None) -> Result:
     if not isinstance(result, Result):
         raise InternalSolverError(f"solver {name!r} answered {type(result).__name__}, not a Result")
     if result.problem != problem:
@@ -68,7 +77,7 @@ def enforce(name: str, problem: Problem, result: object, limits: Limits) -> Resu
         if result.certificate is None:
             raise InternalSolverError(f"solver {name!r} answered UNSAT without a certificate for {problem}")
         try:
-            certificate = recheck(problem, result.certificate, limits)
+            certificate = recheck_with(problem, result.certificate, limits, channel)
         except Unfinished as exc:
             # Still a complete backend's claim (a second one may confirm it), with why it is not checked:
             # what the decision took and what the check would need.

@@ -13,6 +13,7 @@ cells, plus the mandatory queens are a solution, and every solution arises so.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -83,3 +84,22 @@ def reference_cnf(problem: Problem) -> Statement:
             clauses.append(tuple(line))
         clauses.extend((-a, -b) for a, b in combinations(line, 2))
     return Statement(problem, cells, tuple(placed), tuple(clauses))
+
+
+_NUMBER = r"(?:0|[1-9][0-9]{0,19})"  # within 20 digits: a board index beyond that is no board
+_N_LINE = re.compile(rf"n ({_NUMBER})")
+_QUEENS_LINE = re.compile(rf"queens (none|{_NUMBER},{_NUMBER}(?: {_NUMBER},{_NUMBER})*)")
+
+
+def named_problem(comments: tuple[str, ...] | list[str]) -> tuple[int, list[Cell]] | None:
+    """n and the mandatory queens that a statement's first comments name (as ``Statement.comments``
+    writes them), or None when they name none. Only what ``comments`` writes is read: the statement
+    is then rebuilt and compared whole, comments included."""
+    if len(comments) < 3 or comments[0] != f"nqcsp {VERSION}":
+        return None
+    n_line, queens_line = _N_LINE.fullmatch(comments[1]), _QUEENS_LINE.fullmatch(comments[2])
+    if n_line is None or queens_line is None:
+        return None
+    cells = queens_line.group(1)
+    queens = [] if cells == "none" else [(int(r), int(c)) for r, c in (q.split(",") for q in cells.split())]
+    return int(n_line.group(1)), queens

@@ -59,3 +59,202 @@ def naive_unique(n: int) -> int:
                 images.append(tuple(c for _, c in sorted(board)))
         classes.add(min(images))
     return len(classes)
+
+
+# --- the proof formats, written out from their definitions (nqcsp.dimacs and nqcsp.lrat's docstrings) ------
+
+MAX_VARIABLES = 2**31 - 1
+
+
+def naive_dimacs(data: bytes) -> tuple[int, list[list[int]], list[str]] | None:
+    """(variables, clauses, comments before the header) of DIMACS text, or None when the text breaks the
+    grammar of nqcsp.dimacs: read byte by byte and line by line, no regular expression, no numpy."""
+    for at, byte in enumerate(data):
+        if byte == 13:
+            if data[at + 1:at + 2] != b"\n":
+                return None
+        elif byte not in (9, 10) and not 32 <= byte <= 126:
+            return None
+    lines = [line[:-1] if line.endswith(b"\r") else line for line in data.split(b"\n")]
+    header = None
+    comments: list[str] = []
+    numbers: list[int] = []
+
+    def plain(token: bytes) -> bool:
+        return token == b"0" or (token[:1] in b"123456789" and len(token) > 0 and token.isdigit())
+
+    for line in lines:
+        if line.startswith(b"c"):
+            if header is None:
+                comments.append(line[1:].decode().strip(" \t"))
+            continue
+        tokens = line.replace(b"\t", b" ").split(b" ")
+        tokens = [t for t in tokens if t]
+        if line.startswith(b"p"):
+            if header is not None or len(tokens) != 4 or tokens[:2] != [b"p", b"cnf"] \
+                    or not all(plain(t) for t in tokens[2:]) or numbers:
+                return None
+            header = (int(tokens[2]), int(tokens[3]))
+            continue
+        if not tokens:
+            continue
+        if header is None:
+            return None
+        for token in tokens:
+            digits = token[1:] if token.startswith(b"-") else token
+            if not plain(digits) or token == b"-0":
+                return None
+            numbers.append(int(token))
+    if header is None or header[0] > MAX_VARIABLES:
+        return None
+    if numbers and numbers[-1] != 0:
+        return None
+    clauses, current = [], []
+    for number in numbers:
+        if number == 0:
+            clauses.append(current)
+            current = []
+        elif abs(number) > header[0]:
+            return None
+        else:
+            current.append(number)
+    if len(clauses) != header[1]:
+        return None
+    return header[0], clauses, comments
+
+
+class Malformed(Exception):
+    """The proof's bytes break the LRAT grammar."""
+
+
+def lrat_steps(proof: bytes) -> Iterator[tuple]:
+    """The steps of an LRAT proof, read lazily (what follows the empty clause is never read):
+    ("a", id, lits, hints) and ("d", ids); Malformed where the grammar breaks. Binary: 'a' or 'd', then
+    numbers as 2x or 2|x| + 1, base 128 little-endian, 7 bytes at most. Text: tokens separated by white
+    space, 'c' first on a line starts a comment, numbers -?[0-9]+ up to 2^40, 'd' after the id marks a
+    deletion."""
+    if proof[:1] in (b"a", b"d"):
+        yield from _binary_steps(proof)
+    else:
+        yield from _text_steps(proof)
+
+
+def _binary_steps(proof: bytes) -> Iterator[tuple]:
+    at = 0
+
+    def number() -> int:
+        nonlocal at
+        value = 0
+        for shift in range(0, 49, 7):
+            if at >= len(proof):
+                raise Malformed("a number ends early")
+            byte = proof[at]
+            at += 1
+            value |= (byte & 127) << shift
+            if byte < 128:
+                return -(value >> 1) if value & 1 else value >> 1
+        raise Malformed("a number does not fit")
+
+    def until_zero() -> list[int]:
+        out = []
+        while (x := number()) != 0:
+            out.append(x)
+        return out
+
+    while at < len(proof):
+        kind = proof[at]
+        at += 1
+        if kind == ord("a"):
+            lemma = number()
+            if lemma <= 0:
+                raise Malformed("a clause number is not positive")
+            yield "a", lemma, until_zero(), until_zero()
+        elif kind == ord("d"):
+            yield "d", until_zero()
+        else:
+            raise Malformed("neither 'a' nor 'd'")
+
+
+def _text_steps(proof: bytes) -> Iterator[tuple]:
+    tokens: list[bytes] = []
+    for line in proof.split(b"\n"):
+        if line.startswith(b"c"):
+            continue
+        tokens += line.replace(b"\t", b" ").replace(b"\r", b" ").split(b" ")
+    tokens = [t for t in tokens if t]
+    at = 0
+
+    def number() -> int:
+        nonlocal at
+        if at >= len(tokens):
+            raise Malformed("a step ends early")
+        token = tokens[at]
+        at += 1
+        digits = token[1:] if token.startswith(b"-") else token
+        if not digits.isdigit() or not digits.isascii() or int(digits) > 2**40:
+            raise Malformed(f"not a number: {token!r}")
+        return int(token)
+
+    def until_zero() -> list[int]:
+        out = []
+        while (x := number()) != 0:
+            out.append(x)
+        return out
+
+    while at < len(tokens):
+        lemma = number()
+        if lemma <= 0:
+            raise Malformed("a clause number is not positive")
+        if at < len(tokens) and tokens[at] == b"d":
+            at += 1
+            yield "d", until_zero()
+        else:
+            yield "a", lemma, until_zero(), until_zero()
+
+
+def naive_lrat(formula: list[list[int]] | list[tuple[int, ...]], num_vars: int, proof: bytes) -> bool:
+    """LRAT by its definition: the k-th step may add a clause numbered above every earlier one and at
+    most len(formula) + k; each hint, a live earlier clause, is unit or falsified under the lemma's
+    negation (a tautology needs none); accepted when the empty clause is derived."""
+    clauses = {i: set(c) for i, c in enumerate(formula, 1)}
+    last = len(formula)
+    try:
+        for k, step in enumerate(lrat_steps(proof), 1):
+            if step[0] == "d":
+                for i in step[1]:
+                    if i not in clauses:
+                        return False
+                    del clauses[i]
+                continue
+            _, lemma_id, lits, hints = step
+            if lemma_id <= last or lemma_id > len(formula) + k:
+                return False
+            if any(abs(x) > num_vars for x in lits):
+                return False
+            true = {-x for x in lits}           # the literals the lemma's negation makes true
+            conflict = any(-x in true for x in true)
+            for h in hints:
+                if h < 0:
+                    return False
+                if conflict:
+                    continue
+                if h not in clauses or h >= lemma_id:
+                    return False
+                if any(x in true for x in clauses[h]):
+                    return False
+                open_ = {x for x in clauses[h] if -x not in true}
+                if not open_:
+                    conflict = True
+                elif len(open_) == 1:
+                    true.add(open_.pop())
+                else:
+                    return False
+            if not conflict:
+                return False
+            clauses[lemma_id] = set(lits)
+            last = lemma_id
+            if not lits:
+                return True
+    except Malformed:
+        return False
+    return False

@@ -14,9 +14,10 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from naive import naive_has_solution
+from naive import naive_has_solution, naive_lrat
 
 from nqcsp.completion import random_completion
+from nqcsp.dimacs import read_dimacs
 from nqcsp.drat import check_drat
 from nqcsp.limits import Limits
 from nqcsp.lrat import check_lrat
@@ -99,46 +100,6 @@ def drat(steps: list[tuple], clauses: dict[int, list[int]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def naive_lrat(formula: list[tuple[int, ...]], steps: list[tuple]) -> bool:
-    """LRAT by its definition: each hint unit or falsified under the lemma's negation, ids increasing."""
-    clauses = {i: list(c) for i, c in enumerate(formula, 1)}
-    variables = max((abs(x) for c in formula for x in c), default=0)
-    last = len(formula)
-    for step in steps:
-        if step[0] == "d":
-            for i in step[1]:
-                if i not in clauses:
-                    return False
-                del clauses[i]
-            continue
-        _, lemma_id, lits, hints = step
-        if lemma_id <= last or any(abs(x) > variables for x in lits):
-            return False
-        assignment = {-x for x in lits}
-        conflict = any(-x in assignment for x in assignment)
-        for h in hints:
-            if conflict:
-                break
-            if h <= 0 or h not in clauses or h >= lemma_id:
-                return False
-            if any(x in assignment for x in clauses[h]):
-                return False
-            open_ = [x for x in clauses[h] if -x not in assignment]
-            if not open_:
-                conflict = True
-            elif len(open_) == 1:
-                assignment.add(open_[0])
-            else:
-                return False
-        if not conflict:
-            return False
-        clauses[lemma_id] = list(lits)
-        last = lemma_id
-        if not lits:
-            return True
-    return False
-
-
 # --- the corpus -------------------------------------------------------------------------------------------
 
 
@@ -177,7 +138,7 @@ def test_every_proof_of_the_corpus_is_accepted_three_ways(proofs):
         steps = decode(proof)
         binary, plain = check_lrat(cnf, proof), check_lrat(cnf, text(steps))
         assert binary.ok and plain.ok, (problem, binary.reason, plain.reason)
-        assert naive_lrat(list(statement.clauses), steps), problem
+        assert naive_lrat(statement.clauses, statement.num_vars, proof), problem
         formula = {i: list(c) for i, c in enumerate(statement.clauses, 1)}
         verdict = check_drat(statement.clauses, drat(steps, formula), statement.num_vars, "python")
         assert verdict.ok, (problem, verdict.reason)
@@ -230,8 +191,9 @@ def test_a_proof_of_another_statement_is_rejected(proofs):
     problem, cnf, proof = next(p for p in proofs if len(decode(p[2])) > 3)
     other = reference_cnf(Problem(problem.n + 1, problem.queens)).dimacs()
     assert not check_lrat(other, proof).ok
-    short = cnf.rsplit(b"\n", 2)[0] + b"\n"  # the last clause gone, the header unchanged
-    assert not check_lrat(short, proof).ok
+    short = cnf.rsplit(b"\n", 2)[0] + b"\n"  # the last clause gone, the header unchanged: not DIMACS
+    with pytest.raises(ValueError, match="declares"):
+        check_lrat(short, proof)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -252,10 +214,9 @@ def test_no_mutation_is_accepted_that_the_naive_checker_rejects(proofs, data):
     else:
         step = ("d", [data.draw(st.integers(1, 60)) for _ in step[1]])
     mutated = steps[:at] + [step] + steps[at + 1:]
-    formula = list(reference_cnf(problem).clauses)
-    expected = naive_lrat(formula, mutated)
-    assert check_lrat(cnf, encode(mutated)).ok is expected
-    assert check_lrat(cnf, text(mutated)).ok is expected
+    statement = reference_cnf(problem)
+    for form in (encode(mutated), text(mutated)):
+        assert check_lrat(cnf, form).ok is naive_lrat(statement.clauses, statement.num_vars, form)
 
 
 @settings(max_examples=200, deadline=None)
@@ -263,7 +224,13 @@ def test_no_mutation_is_accepted_that_the_naive_checker_rejects(proofs, data):
 def test_random_bytes_never_crash_the_checker(garbage):
     cnf = reference_cnf(Problem(4, [(0, 0)])).dimacs()
     assert not check_lrat(cnf, garbage).ok
-    assert not check_lrat(garbage, garbage).ok
+    try:
+        read_dimacs(garbage)
+    except ValueError:  # not DIMACS: bad input, never a verdict
+        with pytest.raises(ValueError):
+            check_lrat(garbage, garbage)
+    else:
+        assert not check_lrat(garbage, garbage).ok
 
 
 def test_proof_dir_writes_the_lrat_pair_and_check_proof_accepts_only_it(tmp_path):
@@ -336,7 +303,7 @@ def test_a_proof_fed_in_pieces_cut_anywhere_gets_the_whole_proofs_verdict(proofs
         forms += [encode(bad) for bad in tampered(steps, rng).values()]
         for form in forms:
             whole = check_lrat(cnf, form)
-            stream = LratStream(cnf)
+            stream = LratStream(read_dimacs(cnf))
             at = 0
             while at < len(form):
                 size = rng.choice([1, 2, 3, 7, 50, len(form)])
@@ -348,25 +315,29 @@ def test_a_proof_fed_in_pieces_cut_anywhere_gets_the_whole_proofs_verdict(proofs
 
 
 def test_a_proof_is_checked_as_it_is_written_and_kept_as_evidence(monkeypatch, tmp_path):
-    # backtrack's proof goes to the checker's thread piece by piece; past KEEP_PROOF_BYTES the evidence
-    # waits in a temporary file, which --proof-dir writes out and which travels between processes as bytes.
+    # backtrack's proof goes to certify's checking thread piece by piece (through the channel that
+    # nqcsp.contract opened); past KEEP_PROOF_BYTES the evidence waits in a temporary file, which
+    # --proof-dir writes out and which travels between processes as bytes.
     import pickle
 
+    import nqcsp
     from nqcsp import certify
-    from nqcsp.lrat import LratStream
     from nqcsp.solvers import backtrack
 
     problem = Problem(8, [(0, 0), (1, 2)])
     monkeypatch.setattr(backtrack, "KEEP_PROOF_BYTES", 64)
-    result = BacktrackSolver().solve(problem, limits=Limits.unlimited())
-    details = result.certificate.details
-    assert isinstance(details[certify.STREAMED], LratStream) and details[certify.STREAMED].verdict.ok
+    result = nqcsp.solve(problem, solver="backtrack")
+    certificate = result.certificate
+    details = certificate.details
+    assert result.status is Status.UNSAT and certificate.checked_by == ("nqcsp-lrat",)
+    report = details[certify.STREAMED]
+    assert isinstance(report, dict) and report["lemmas"] > 0   # a report of the check, nothing more
     proof = details["proof"]
     assert isinstance(proof, certify.ProofFile) and len(proof) > 64
     assert check_lrat(details["cnf"], bytes(proof)).ok   # the same bytes, checked again from scratch
-    checked = certify.recheck(problem, result.certificate, Limits.unlimited())
-    assert checked.checked_by == ("nqcsp-lrat",)
-    certify.write_certificate(checked, tmp_path)
+    again = certify.recheck(problem, certificate, Limits.unlimited())   # from the evidence alone
+    assert again.checked_by == ("nqcsp-lrat",)
+    certify.write_certificate(again, tmp_path)
     assert (tmp_path / "proof.lrat").read_bytes() == bytes(proof)
     travelled = pickle.loads(pickle.dumps(result))
     assert travelled.certificate.details["proof"] == bytes(proof)
@@ -375,9 +346,9 @@ def test_a_proof_is_checked_as_it_is_written_and_kept_as_evidence(monkeypatch, t
     original = certify.ConcurrentLratCheck.write
     monkeypatch.setattr(certify.ConcurrentLratCheck, "write",
                         lambda self, piece: original(self, piece[:len(piece) // 2]))
-    damaged = BacktrackSolver().solve(problem, limits=Limits.unlimited())
-    again = certify.recheck(problem, damaged.certificate, Limits.unlimited())
-    assert not again.checked and "rejected as it was written" in again.details["unchecked"]
+    damaged = nqcsp.solve(problem, solver="backtrack")
+    assert damaged.status is Status.UNSAT and not damaged.certificate.checked
+    assert "rejected as it was written" in damaged.certificate.details["unchecked"]
 
 
 def test_the_check_estimate_counts_compiling_on_a_cold_numba_cache(tmp_path):

@@ -12,8 +12,9 @@ pytest.importorskip("pysat")
 import nqcsp.drat
 from nqcsp import Problem, Status, solve
 from nqcsp.cli import main as cli_main
-from nqcsp.cnf import ENCODINGS, encode, parse_dimacs
+from nqcsp.cnf import ENCODINGS, encode
 from nqcsp.contract import run_backend
+from nqcsp.dimacs import read_dimacs
 from nqcsp.drat import check_drat
 from nqcsp.limits import Limits
 from nqcsp.solvers import options_for
@@ -45,10 +46,10 @@ def assert_checked_drat(result):
     """The certificate's proof, checked again here against its CNF, which is the reference statement."""
     cert = result.certificate
     assert cert is not None and cert.kind == "drat" and cert.checked_by in CHECKERS
-    num_vars, clauses = parse_dimacs(cert.details["cnf"].decode())
+    cnf = read_dimacs(cert.details["cnf"])
     statement = reference_cnf(result.problem)
-    assert num_vars == statement.num_vars and [tuple(c) for c in clauses] == list(statement.clauses)
-    assert check_drat(clauses, cert.details["proof"], num_vars).ok
+    assert cnf.num_vars == statement.num_vars and cnf.same_clauses(statement.clauses)
+    assert check_drat(cnf.clauses(), cert.details["proof"], cnf.num_vars).ok
 
 
 def assert_right(result, n, queens):
@@ -270,7 +271,7 @@ def test_exported_dimacs_read_back_and_solved_gives_the_same_status(tmp_path, n,
     assert cli_main(args) == 0
     text = path.read_text()
     assert f"c n {n}\n" in text and "c encoding commander\n" in text and f"row*{n} + col + 1" in text
-    num_vars, clauses = parse_dimacs(text)
+    clauses = read_dimacs(text).clauses()
     with Solver(name="minisat22", bootstrap_with=clauses) as sat:
         satisfiable = sat.solve()
         model = sat.get_model() if satisfiable else None
@@ -372,7 +373,8 @@ def test_the_reference_lower_bound_never_exceeds_the_count():
 @settings(max_examples=200, deadline=None)
 def test_hostile_dimacs_text_parses_or_is_a_value_error(text):
     try:
-        num_vars, clauses = parse_dimacs(text)
+        cnf = read_dimacs(text)
     except ValueError:
         return
-    assert num_vars >= 0 and all(0 < abs(lit) <= num_vars for clause in clauses for lit in clause)
+    assert cnf.num_vars >= 0
+    assert all(0 < abs(lit) <= cnf.num_vars for clause in cnf.clauses() for lit in clause)

@@ -15,7 +15,15 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
-from nqcsp.cli.common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OneLineParser, UsageError
+from nqcsp.cli.common import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_USAGE,
+    OneLineParser,
+    UsageError,
+)
 
 # The subcommands' modules, in help order. They import numpy and more, so they are loaded inside ``main``:
 # a Ctrl-C while they load is then an interrupt reported in one line, not a traceback from the import of
@@ -42,6 +50,7 @@ def build_parser() -> OneLineParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code and at most one line on stderr, never a traceback."""
     try:
+        from nqcsp.limits import Unfinished
         from nqcsp.parallel import SchedulerLost
         from nqcsp.result import InternalSolverError, MissingDependency  # numpy: a tenth of a second
     except KeyboardInterrupt:
@@ -53,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Bad input only: once nqcsp.solve has accepted its input, whatever a backend raises reaches here
         # as InternalSolverError (nqcsp.api.solve, nqcsp.contract); the other commands validate first.
         return _fail(f"nqcsp: error: {exc}", EXIT_USAGE)
+    except Unfinished as exc:
+        # A limit left no answer (the stage and the figure named): unknown, not a bug.
+        return _fail(f"nqcsp: unknown: {exc.reason}", EXIT_UNKNOWN)
     except SchedulerLost as exc:
         # Not a bug and not bad input: the cluster went away under the run.
         return _fail(f"nqcsp: error: {exc}", EXIT_INTERNAL)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import mmap
+import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
@@ -114,6 +117,54 @@ def read_input_bytes(path: str) -> bytes:
         raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path!r} is not text") from None
+
+
+def read_bounded(path: str, limit: int, what: str) -> bytes:
+    """Bytes of FILE (or stdin for '-'), at most ``limit`` of them: OutOfMemory("read") naming the size
+    for more (an endless device included), UsageError for a path that cannot be read."""
+    from nqcsp.limits import OutOfMemory, format_bytes
+
+    def too_big() -> OutOfMemory:
+        return OutOfMemory("read", f"memory limit: the {what} {path!r} is larger than the "
+                                   f"{format_bytes(limit)} that reading it may take")
+
+    try:
+        handle = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
+    try:
+        if path != "-" and os.fstat(handle.fileno()).st_size > limit:
+            raise too_big()
+        data = handle.read(limit + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
+    finally:
+        if path != "-":
+            handle.close()
+    if len(data) > limit:
+        raise too_big()
+    return data
+
+
+@contextlib.contextmanager
+def mapped(path: str, limit: int) -> Iterator[bytes | mmap.mmap]:
+    """FILE's bytes as a read-only map (a regular file: nothing read into memory), else read whole within
+    ``limit`` bytes (stdin, a pipe, a device)."""
+    try:
+        handle = None if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
+    try:
+        if handle is not None:
+            info = os.fstat(handle.fileno())
+            if stat.S_ISREG(info.st_mode) and info.st_size > 0:
+                with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                    yield view
+                return
+        yield read_bounded(path, limit, "proof")
+    finally:
+        if handle is not None:
+            handle.close()
 
 
 def add_queen_argument(parser: argparse.ArgumentParser,

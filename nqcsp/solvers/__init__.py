@@ -44,6 +44,9 @@ class BackendSpec:
     max_free: int | None = None
     # A check across options (each already valid alone), given the resolved dict; raises ValueError.
     check_together: Any = None
+    # Writes an LRAT proof as it searches: the caller hands it a ``nqcsp.certify.ProofChannel`` as
+    # ``proofs``, so that the check and its verdict stay with the certifying side.
+    writes_proofs: bool = False
 
     def takes(self, free_rows: int) -> bool:
         return self.max_free is None or free_rows <= self.max_free
@@ -79,7 +82,7 @@ _SPECS: tuple[BackendSpec, ...] = (
                 "multi-word bitboard DFS on the residual board, most constrained row or column first, "
                 "forward checking; its search tree is an LRAT proof on UNSAT",
                 (Option("proof", True, "bool", "write an LRAT refutation of the reference statement"),),
-                max_free=512),
+                max_free=512, writes_proofs=True),
     BackendSpec("cpsat", "nqcsp.solvers.cpsat", "CpSatSolver", True, ("ortools",),
                 "OR-Tools CP-SAT: AllDifferent on q[r], q[r]+r, q[r]-r (or model='boolean')",
                 (Option("model", "alldiff", "choice", "CP model", choices=("alldiff", "boolean")),

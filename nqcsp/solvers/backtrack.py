@@ -12,11 +12,12 @@ node's decisions", implied by unit propagation from the statement's binary claus
 clauses and one at-least-one clause, and written with those as LRAT hints; a node whose line was forced
 (one cell left) writes no clause, its hints join its parent's; the root's clause is the empty clause.
 Nothing else prunes the search (no symmetry breaking), so nothing needs more justification. The
-certificate is ``lrat`` (statement and binary LRAT proof), checked in linear time by ``nqcsp.lrat`` on a
-second thread while the search writes it (``nqcsp.certify.ConcurrentLratCheck``): on two cores the check
-costs little more than the search, and the proof is never held in memory for it. A statement too large
-to build, or a check still behind when the deadline comes, leaves an ``exhaustive`` claim, which only a
-second complete backend can confirm.
+certificate is ``lrat`` (statement and binary LRAT proof). The proof goes, as it is written, into the
+``nqcsp.certify.ProofChannel`` that the caller opened (``nqcsp.contract`` opens one per call, so certify
+owns the statement, the check on its second thread and the verdict; called directly, the backend opens
+its own, and only the evidence leaves with its certificate): on two cores the check costs little more
+than the search, and the proof is never held in memory for it. A statement too large to build leaves an
+``exhaustive`` claim, which only a second complete backend can confirm.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from nqcsp.bitboard.residual_proof import ProofTables
 from nqcsp.bitboard.residual_search import first_solution, proof_room, state_bytes
-from nqcsp.certify import PIECES_AHEAD, STREAMED, ConcurrentLratCheck, attack_certificate
+from nqcsp.certify import PIECES_AHEAD, ProofChannel, attack_certificate
 from nqcsp.limits import Limits, format_bytes, time_limit_reason
 from nqcsp.problem import Problem
 from nqcsp.residual import Residual, residual_within
@@ -40,8 +41,10 @@ PROOF_MAX_CLAUSES = 1_000_000
 KEEP_PROOF_BYTES = 16 << 20
 
 
-def _proof_plan(residual: Residual, limits: Limits) -> tuple[tuple[Statement, ProofTables] | None, str]:
-    """The statement and its clause tables when a proof can be written, else None and why not."""
+def _proof_plan(residual: Residual, limits: Limits,
+                channel: ProofChannel) -> tuple[tuple[Statement, ProofTables] | None, str]:
+    """The statement (the channel's) and its clause tables when a proof can be written, else None and
+    why not."""
     from nqcsp.cnf import REFERENCE_BYTES_PER_CLAUSE, REFERENCE_SECONDS_PER_CLAUSE, reference_size
 
     _, clauses = reference_size(residual)
@@ -56,9 +59,8 @@ def _proof_plan(residual: Residual, limits: Limits) -> tuple[tuple[Statement, Pr
     if remaining is not None and REFERENCE_SECONDS_PER_CLAUSE * clauses > remaining / 4:
         return None, f"building the reference statement ({clauses} clauses) needs over a quarter of the time"
     from nqcsp.bitboard.residual_proof import proof_tables
-    from nqcsp.statement import reference_cnf
 
-    statement = reference_cnf(residual.problem)
+    statement = channel.statement()
     return (statement, proof_tables(residual, statement)), ""
 
 
@@ -66,9 +68,9 @@ class BacktrackSolver:
     name = "backtrack"
 
     def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None, proof: bool = True,
-              **options: Any) -> Result:
+              proofs: ProofChannel | None = None, **options: Any) -> Result:
         """``seed`` is accepted and unused: the search is deterministic. ``proof``: write an LRAT
-        refutation on UNSAT (see the module)."""
+        refutation on UNSAT (see the module), into ``proofs`` (the caller's channel) when given."""
         clock = Clock(limits)
         attack = attack_certificate(problem)
         if attack is not None:
@@ -85,46 +87,32 @@ class BacktrackSolver:
         span = int(residual.cols[-1] - residual.cols[0] + 1) if free else 0
         limits.need_memory("search", state_bytes(free, span),
                            f"the search state of {free} free lines ({format_bytes(state_bytes(free, span))})")
-        plan, no_proof = _proof_plan(residual, limits) if proof and free else (None, "not asked for")
+        channel = proofs if proofs is not None else ProofChannel(problem, limits)
+        plan, no_proof = _proof_plan(residual, limits, channel) if proof and free else (None, "not asked for")
         # The proof stays in memory up to a sixteenth of the budget (16 MiB at most), past that in a
         # temporary file, up to a quarter of the budget; the check itself holds only what is live.
-        cnf = plan[0].dimacs() if plan else b""
-        check = ConcurrentLratCheck(cnf, limits, min(KEEP_PROOF_BYTES, limits.memory // 16),
-                                    limits.memory // 4) if plan else None
+        sink = channel.open(min(KEEP_PROOF_BYTES, limits.memory // 16), limits.memory // 4) if plan else None
         try:
             outcome = first_solution(residual, limits, proof=plan[1] if plan else None,
-                                     sink=check.write if check else None)
+                                     sink=sink.write if sink else None)
         except BaseException:
-            if check is not None:
-                check.abandon()
+            if sink is not None:
+                sink.abandon()
             raise
         stats: dict[str, Any] = {NODES: outcome.nodes, "free": free, SEARCH_S: outcome.search_s,
                                  SOLVE_S: clock.elapsed()}
         if outcome.solution is not None or not outcome.exhausted:
-            if check is not None:
-                check.abandon()
+            if sink is not None:
+                sink.abandon()
             if outcome.solution is not None:
                 return Result(problem, Status.SAT, self.name,
                               columns=columns_array(outcome.solution, problem.n), stats=stats)
             stats.update({REASON: time_limit_reason("search", limits.time_limit), STAGE: "search"})
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
-        if plan is not None and check is not None and outcome.proof_bytes:
-            verdict = check.close()
-            stats[SOLVE_S] = clock.elapsed()
-            details: dict[str, Any] = {
-                "search": "backtrack",
-                "cnf": cnf,
-                "proof": check.proof(),
-                "format": "binary",
-                "nodes": outcome.nodes,
-            }
-            if not check.kept:
-                details["proof_not_kept"] = f"the {format_bytes(check.size)} proof was checked as it was " \
-                                            f"written, and not kept past a quarter of the memory budget"
-            if verdict is not None:
-                details[STREAMED] = check.stream
-            elif check.failure:
-                details["streamed_check"] = check.failure
+        if plan is not None and sink is not None and outcome.proof_bytes:
+            # Evidence only: whether the proof counts is decided by nqcsp.certify, from its channel.
+            details: dict[str, Any] = {"search": "backtrack", "format": "binary", "nodes": outcome.nodes,
+                                       **channel.evidence()}
             return Result(problem, Status.UNSAT, self.name, certificate=Certificate("lrat", (), details),
                           stats=stats)
         if plan is not None:
