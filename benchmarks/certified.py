@@ -16,6 +16,12 @@ converted by CSPLib's own ``diagtoqueens.py`` in a subprocess into a completion 
 
 Prints one line per instance and a summary (decided, certified, UNKNOWN, median and worst times, largest
 proof, peak resident memory of this process) with the machine's load average, since it may be shared.
+
+``--cake-lpr PATH`` (CakeML's verified LRAT checker, built from its public repository with ``gcc -O2
+basis_ffi.c cake_lpr.S -o cake_lpr``; taken by path, nothing of it is in this repository) re-checks every
+LRAT proof of the run twice more, after the timings above: by ``nqcsp.audit`` (what ``nqcsp check-proof``
+runs: the statement read once and identified, the proof checked from scratch) and by cake_lpr, and prints
+whether both accepted each and both checkers' times.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ import time
 
 from nqcsp import Problem, random_completion, solve
 from nqcsp.certify import STREAMED
+from nqcsp.limits import Limits
+from nqcsp.outside import OutsideChecker, check_outside
 from nqcsp.result import ProofFile
 
 CONVERT = """
@@ -80,7 +88,26 @@ def instances(prob079: pathlib.Path, sizes: range, per_size: int, below_n: int,
     return found
 
 
-def measure(name: str, n: int, queens: list, time_limit: float) -> dict:
+def second_opinions(result, cake_lpr: OutsideChecker) -> dict:
+    """The certificate's LRAT proof checked again from its evidence by nqcsp.audit and by cake_lpr."""
+    from nqcsp.audit import audit, read_cnf
+
+    details = result.certificate.details
+    cnf, proof = details.get("cnf"), details.get("proof")
+    if result.certificate.kind != "lrat" or not isinstance(cnf, bytes) or proof is None:
+        return {}
+    view = proof.view() if isinstance(proof, ProofFile) else proof
+    limits = Limits.unlimited()
+    started = time.perf_counter()
+    found = audit(cnf, view, "lrat", limits=limits)
+    nqcsp_s = time.perf_counter() - started
+    verdict = check_outside(cake_lpr, read_cnf(cnf, limits), view, limits)
+    return {"audit_proven": found.proven, "audit_s": round(nqcsp_s, 4), "cake_lpr_ok": verdict.ok,
+            "cake_lpr_s": round(verdict.seconds, 4), **({} if verdict.ok else {"cake_lpr": verdict.reason})}
+
+
+def measure(name: str, n: int, queens: list, time_limit: float,
+            cake_lpr: OutsideChecker | None = None) -> dict:
     problem = Problem(n, queens)
     started, cpu = time.perf_counter(), time.process_time()
     decided = solve(problem, solver="backtrack", proof=False, time_limit=time_limit)
@@ -105,6 +132,8 @@ def measure(name: str, n: int, queens: list, time_limit: float) -> dict:
         if result.certificate.checked:
             row["ratio"] = round(auto_s / (3 * decide_s + 0.2), 3)
             row["cpu_ratio"] = round(auto_cpu / (3 * decide_cpu + 0.2), 3)
+            if cake_lpr is not None:
+                row.update(second_opinions(result, cake_lpr))
     if result.status.value == "UNKNOWN":
         row["reason"] = result.stats.get("reason")
     return row
@@ -119,19 +148,26 @@ def main() -> None:
     parser.add_argument("--below-n", type=int, default=2, help="diagonals excluded: size minus this")
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per call")
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("bench-results"))
+    parser.add_argument("--cake-lpr", default=None, metavar="PATH",
+                        help="re-check every LRAT proof with cake_lpr (and nqcsp.audit), both timed")
     args = parser.parse_args()
+    cake_lpr = None
+    if args.cake_lpr is not None:
+        from nqcsp.outside import outside_checker
+
+        cake_lpr = outside_checker(f"cake_lpr={args.cake_lpr}")
     low, high = (int(x) for x in args.sizes.split("-"))
 
     solve(8, [(0, 0), (1, 2)])   # loads the search, proof and checker kernels outside every timing
     solve(8, [(0, 0), (1, 2)], solver="backtrack", proof=False)
     rows = [measure(f"random_completion({n}, {m}, {seed})", n, random_completion(n, m, seed),
-                    args.time_limit) for n, m, seed in ((1000, 927, 1), (1000, 935, 7))]
+                    args.time_limit, cake_lpr) for n, m, seed in ((1000, 927, 1), (1000, 935, 7))]
     for row in rows:
         print(json.dumps(row), flush=True)
     if args.prob079 is not None:
         cache = args.out / f"prob079-{low}-{high}-{args.per_size}-{args.below_n}.jsonl"
         for item in instances(args.prob079, range(low, high + 1), args.per_size, args.below_n, cache):
-            rows.append(measure(item["name"], item["n"], item["queens"], args.time_limit))
+            rows.append(measure(item["name"], item["n"], item["queens"], args.time_limit, cake_lpr))
             print(json.dumps(rows[-1]), flush=True)
     certified = [r for r in rows if r.get("checked")]
     unsat = [r for r in certified if r["status"] == "UNSAT"]
@@ -153,6 +189,19 @@ def main() -> None:
         big = max(unsat, key=lambda r: r["proof_bytes"])
         print(f"largest proof {big['proof_bytes'] / 2**20:.1f} MiB ({big['name']}, "
               f"checked in {big['check_s']} s)")
+    rechecked = [r for r in rows if "cake_lpr_ok" in r]
+    if rechecked:
+        both = sum(r["cake_lpr_ok"] and r["audit_proven"] for r in rechecked)
+        print(f"second opinions: {len(rechecked)} LRAT proofs re-checked, {both} accepted by both nqcsp-lrat "
+              f"(check-proof's audit) and cake_lpr, {sum(not r['cake_lpr_ok'] for r in rechecked)} rejected "
+              f"by cake_lpr, {sum(not r['audit_proven'] for r in rechecked)} by the audit")
+        for key in ("audit_s", "cake_lpr_s"):
+            values = [r[key] for r in rechecked]
+            print(f"  {key}: total {sum(values):.2f} s, median {statistics.median(values):.4f} s, "
+                  f"worst {max(values):.3f} s")
+        big = max(rechecked, key=lambda r: r["proof_bytes"])
+        print(f"  largest proof {big['proof_bytes'] / 2**20:.1f} MiB ({big['name']}): nqcsp audit "
+              f"{big['audit_s']} s, cake_lpr {big['cake_lpr_s']} s")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory of this process: {peak:.0f} MiB")
 

@@ -145,10 +145,11 @@ def _check_lrat(formula: Cnf, proof: bytes | bytearray | memoryview | mmap.mmap,
 
 def _check_drat(formula: Cnf, proof: bytes | bytearray | memoryview | mmap.mmap, engine: str,
                 limits: Limits) -> tuple[bool, str, str]:
-    from nqcsp.drat import check_within, native_available
+    from nqcsp.drat import CHECK_BYTES_PER_BYTE, check_within, native_available
 
     if engine == "native" and not native_available():
         raise ValueError("the native DRAT engine needs cdclkit: pip install 'cdclkit[native]'")
+    limits.need_memory("check", CHECK_BYTES_PER_BYTE * len(proof), f"checking a {len(proof)}-byte DRAT proof")
     text = bytes(proof)
     verdict = check_within(formula.clauses(), text, formula.num_vars, limits, engine,
                            4 * len(formula.literals))

@@ -114,14 +114,15 @@ def read_dimacs(data: bytes | bytearray | memoryview | str) -> Cnf:
         try:
             data = data.encode("ascii")
         except UnicodeEncodeError as exc:
-            bad = data[exc.start]
-            raise ValueError(f"not DIMACS: character {exc.start} ({bad!r}) is not ASCII") from None
+            raise ValueError(f"not DIMACS: character {exc.start} ({data[exc.start]!r}) is not "
+                             f"ASCII") from None
     data = bytes(data)
-    bad = _NOT_ALLOWED.search(data)
-    if bad is not None:
-        line = data.count(b"\n", 0, bad.start()) + 1
-        raise ValueError(f"line {line}: byte {bad.group()[:1]!r} (offset {bad.start()}) is not allowed in "
-                         f"DIMACS here (printable ASCII, tab, and line feeds, CR only before LF)")
+    refused = _NOT_ALLOWED.search(data)
+    if refused is not None:
+        at = refused.start()
+        number = data.count(b"\n", 0, at) + 1
+        raise ValueError(f"line {number}: byte {data[at:at + 1]!r} (offset {at}) is not allowed in DIMACS "
+                         f"here (printable ASCII, tab, and line feeds, CR only before LF)")
     lines = data.replace(b"\r\n", b"\n").split(b"\n")
     headers = [at for at, line in enumerate(lines) if line[:1] == b"p"]
     if not headers:

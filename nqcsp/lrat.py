@@ -112,11 +112,19 @@ def estimated_bytes(cnf_bytes: int, proof_bytes: int) -> int:
     return BYTES_PER_CNF_BYTE * cnf_bytes + BYTES_PER_PROOF_BYTE * proof_bytes + STORE_BYTES
 
 
+def _rooms(cnf: Cnf) -> tuple[int, int]:
+    """Entries of the clause tables and literals of the store to start with: the formula's and as much
+    again (up to a fixed room), before the proof asks for more."""
+    clauses, literals = cnf.num_clauses, len(cnf.literals)
+    table = clauses + 1 + min(_TABLE_ROOM, max(clauses, 1024))
+    store = max(2 * literals, literals + clauses + min(_STORE_ROOM, max(literals, 4096)))
+    return table, store
+
+
 def formula_bytes(cnf: Cnf) -> int:
     """Memory the check needs for ``cnf`` before the first byte of proof."""
-    literals = len(cnf.literals)
-    return (_BYTES_PER_VARIABLE * (cnf.num_vars + 1) + _BYTES_PER_ENTRY * (cnf.num_clauses + 1 + _TABLE_ROOM)
-            + _BYTES_PER_LITERAL * max(2 * literals, literals + cnf.num_clauses + _STORE_ROOM))
+    table, store = _rooms(cnf)
+    return _BYTES_PER_VARIABLE * (cnf.num_vars + 1) + _BYTES_PER_ENTRY * table + _BYTES_PER_LITERAL * store
 
 
 def _as_array(data: bytes | bytearray | memoryview | mmap.mmap | np.ndarray) -> np.ndarray:
@@ -143,7 +151,7 @@ class LratStream:
         self._tail = np.zeros(0, dtype=np.uint8)
         self._outcome = np.zeros(2, dtype=np.int64)
         clauses, literals = cnf.num_clauses, len(cnf.literals)
-        table = clauses + 1 + _TABLE_ROOM
+        table, store = _rooms(cnf)
         self._starts = np.zeros(table, dtype=np.int64)
         self._lengths = np.zeros(table, dtype=np.int32)
         self._alive = np.zeros(table, dtype=np.uint8)
@@ -152,7 +160,7 @@ class LratStream:
         self._lengths[1:clauses + 1] = np.diff(cnf.offsets)
         self._alive[1:clauses + 1] = 1
         self._order[:clauses] = np.arange(1, clauses + 1)
-        self._store = np.empty(max(2 * literals, literals + clauses + _STORE_ROOM), dtype=np.int32)
+        self._store = np.empty(store, dtype=np.int32)
         self._store[:literals] = cnf.literals
         self._value = np.zeros(cnf.num_vars + 1, dtype=np.int8)
         self._trail = np.zeros(cnf.num_vars + 1, dtype=np.int64)

@@ -71,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
     if args.cnf == "-" and args.proof == "-":
         raise UsageError("CNF and PROOF cannot both be stdin")
     checkers = [outside_checker(text) for text in args.checker]
-    cnf = read_bounded(args.cnf, limits.memory // 8, "CNF")
+    from nqcsp.dimacs import READ_BYTES_PER_BYTE
+
+    cnf = read_bounded(args.cnf, limits.memory // (READ_BYTES_PER_BYTE + 1), "CNF")
     with mapped(args.proof, limits.memory // 2) as proof:
         try:
             found = audit(cnf, proof, proof_format(args), limits=limits, engine=args.engine,
