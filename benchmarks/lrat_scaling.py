@@ -58,21 +58,36 @@ def proof(kind: str, megabytes: int) -> bytes:
     return "".join(lines).encode()
 
 
+def varint(x: int) -> bytes:
+    u, out = (2 * x if x >= 0 else -2 * x + 1), bytearray()
+    while u >= 128:
+        out.append((u & 127) | 128)
+        u >>= 7
+    out.append(u)
+    return bytes(out)
+
+
 def raised(megabytes: int) -> bytes:
-    # A binary proof whose first lemma takes a number near its size, padded with 'a' bytes.
-    size = megabytes << 20
-    number = size // 2
-
-    def varint(x: int) -> bytes:
-        u, out = 2 * x, bytearray()
-        while u >= 128:
-            out.append((u & 127) | 128)
-            u >>= 7
-        out.append(u)
-        return bytes(out)
-
-    head = b"a" + varint(number) + varint(1) + varint(3) + b"\x00" + varint(1) + varint(3) + b"\x00"
-    return head + b"a" * (size - len(head))
+    """The normal proof in binary, its clause numbers starting at a quarter of its size, then as many bytes 'a'
+    after the empty clause: the old checker counted every 'a' of the proof towards the numbers it allowed,
+    and each of its compactions then walked every number up to the last."""
+    target = megabytes << 20
+    body = b"".join(varint(x) for x in (*map(int, WIDE.split()), 0, 1, 3, 0))
+    offset = target // 4
+    parts: list[bytes] = []
+    size = 0
+    number, last_wide = offset, None
+    while size < target // 2:
+        step = b"a" + varint(number) + body
+        if last_wide is not None:
+            step += b"d" + varint(last_wide) + b"\x00"
+        parts.append(step)
+        size += len(step)
+        last_wide, number = number, number + 2
+    hints = b"".join(varint(x) for x in (*range(5, WIDTH + 5), last_wide, 2, 4, 0))
+    parts.append(b"a" + varint(number) + b"\x00" + hints)
+    size = sum(map(len, parts))
+    return b"".join(parts) + b"a" * max(0, target - size)
 
 
 def main() -> None:
