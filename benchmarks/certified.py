@@ -19,9 +19,9 @@ proof, peak resident memory of this process) with the machine's load average, si
 
 ``--cake-lpr PATH`` (CakeML's verified LRAT checker, built from its public repository with ``gcc -O2
 basis_ffi.c cake_lpr.S -o cake_lpr``; taken by path, nothing of it is in this repository) re-checks every
-LRAT proof of the run twice more, after the timings above: by ``nqcsp.audit`` (what ``nqcsp check-proof``
-runs: the statement read once and identified, the proof checked from scratch) and by cake_lpr, and prints
-whether both accepted each and both checkers' times.
+LRAT proof of the run twice more, after the timings above: by ``nqcsp.proof.audit`` (what ``nqcsp
+check-proof`` runs: the statement read once and identified, the proof checked from scratch) and by
+cake_lpr, and prints whether both accepted each and both checkers' times.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ import tarfile
 import time
 
 from nqcsp import Problem, random_completion, solve
-from nqcsp.certify import STREAMED
-from nqcsp.limits import Limits
-from nqcsp.outside import OutsideChecker, check_outside
-from nqcsp.result import ProofFile
+from nqcsp.board.result import ProofFile
+from nqcsp.proof.certify import STREAMED
+from nqcsp.proof.outside import OutsideChecker, check_outside
+from nqcsp.runtime.limits import Limits
 
 CONVERT = """
 import ast, sys
@@ -89,8 +89,8 @@ def instances(prob079: pathlib.Path, sizes: range, per_size: int, below_n: int,
 
 
 def second_opinions(result, cake_lpr: OutsideChecker) -> dict:
-    """The certificate's LRAT proof checked again from its evidence by nqcsp.audit and by cake_lpr."""
-    from nqcsp.audit import audit, read_cnf
+    """The certificate's LRAT proof checked again from its evidence by nqcsp.proof.audit and by cake_lpr."""
+    from nqcsp.proof.audit import audit, read_cnf
 
     details = result.certificate.details
     cnf, proof = details.get("cnf"), details.get("proof")
@@ -149,11 +149,11 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per call")
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("bench-results"))
     parser.add_argument("--cake-lpr", default=None, metavar="PATH",
-                        help="re-check every LRAT proof with cake_lpr (and nqcsp.audit), both timed")
+                        help="re-check every LRAT proof with cake_lpr (and nqcsp.proof.audit), both timed")
     args = parser.parse_args()
     cake_lpr = None
     if args.cake_lpr is not None:
-        from nqcsp.outside import outside_checker
+        from nqcsp.proof.outside import outside_checker
 
         cake_lpr = outside_checker(f"cake_lpr={args.cake_lpr}")
     low, high = (int(x) for x in args.sizes.split("-"))

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.construction import closed_form
-from nqcsp.symmetry import orbit
+from nqcsp.board.construction import closed_form
+from nqcsp.board.symmetry import orbit
 
 Instance = dict[str, Any]
 Cell = tuple[int, int]
@@ -88,9 +88,9 @@ def expected_status(n: int, queens: list[Cell] | tuple[Cell, ...]) -> str | None
 
 def random_completion(n: int, m: int, seed: int) -> tuple[list[Cell], str]:
     """The instance and the name of the generator that made it, recorded with every result."""
-    from nqcsp.completion import random_completion as generate
+    from nqcsp.board.completion import random_completion as generate
 
-    return [tuple(cell) for cell in generate(n, m, seed)], "nqcsp.completion"
+    return [tuple(cell) for cell in generate(n, m, seed)], "nqcsp.board.completion"
 
 
 # ---------------------------------------------------------------- families

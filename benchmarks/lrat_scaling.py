@@ -3,7 +3,7 @@
     python -m benchmarks.lrat_scaling [--sizes 32,64,128,256] [--repeat 1]
 
 Three proofs of each size (MB), all valid refutations of one small formula (two variables' four clauses,
-and unit clauses setting 1,000 more false), checked by ``nqcsp.lrat.check_lrat`` in this process:
+and unit clauses setting 1,000 more false), checked by ``nqcsp.proof.lrat.check_lrat`` in this process:
 
 - ``normal``: wide lemmas (1,000 literals), each deleted once the next is there, as a search tree's
   proof deletes its children;
@@ -68,8 +68,8 @@ def varint(x: int) -> bytes:
 
 
 def raised(megabytes: int) -> bytes:
-    """The normal proof in binary, its clause numbers starting at a quarter of its size, then as many bytes 'a'
-    after the empty clause: the old checker counted every 'a' of the proof towards the numbers it allowed,
+    """The normal proof in binary, its clause numbers starting at a quarter of its size, then as many bytes
+    'a' after the empty clause: the old checker counted every 'a' of the proof towards the numbers it allowed,
     and each of its compactions then walked every number up to the last."""
     target = megabytes << 20
     body = b"".join(varint(x) for x in (*map(int, WIDE.split()), 0, 1, 3, 0))
@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="32,64,128,256", help="proof sizes in MB, comma-separated")
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
-    from nqcsp.lrat import check_lrat
+    from nqcsp.proof.lrat import check_lrat
 
     check_lrat(CNF, proof("normal", 1))   # loads the kernel outside every timing
     print(f"{'proof':<16}{'MB':>6}{'accepted':>10}{'seconds':>10}{'ns/byte':>10}")

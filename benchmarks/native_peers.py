@@ -10,7 +10,7 @@ Each peer is a binary given by path (built outside this repository; never vendor
   ``nqcsp.solve(N, [(0, 3)], solver="qs4")`` in a fresh interpreter: one mandatory queen, and the answer
   verified by ``nqcsp.verify`` before ``solve`` returns, which the peer does not do. One row per
   ``--qs4-start`` (default ``auto,greedy``): ``auto`` is what a caller gets (from 2^20 on a queen that a
-  composition holds is built into the start, ``nqcsp.construction.composed``), ``greedy`` is local
+  composition holds is built into the start, ``nqcsp.board.construction.composed``), ``greedy`` is local
   search against local search, both from a random greedy start.
 - ``--qs4-alone N``: the same nqcsp call where no peer runs (the C++ peer cannot allocate n = 10^9 in
   8 GB): wall and CPU seconds and peak RSS of the whole process, per start; ``--qs4-queens K`` gives it

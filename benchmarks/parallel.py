@@ -1,7 +1,7 @@
 """The Executor seam's own costs, and what a blockade sweep would take on a cluster.
 
     python -m benchmarks.parallel overhead [--tasks 1000] [--jobs 2]
-        1,000 trivial tasks through nqcsp.parallel.run_tasks on the process pool and on a local Dask
+        1,000 trivial tasks through nqcsp.runtime.parallel.run_tasks on the process pool and on a local Dask
         cluster of as many worker processes; start-up and per-run times printed separately.
     python -m benchmarks.parallel count [--n 17] [--jobs 2] [--repeat 3]
         count(n) on the process pool and on a local Dask cluster: end to end (``nqcsp count N --jobs J`` and
@@ -12,8 +12,8 @@
         they project onto W workers in the order given (largest estimate first).
     python -m benchmarks.parallel project TABLE [--workers 64]
         From a ``nqcsp blockades`` text table (its per-board worker seconds), the sweep's tasks as
-        ``nqcsp.blockades.plan_tasks`` makes them, scheduled largest first on W workers: the projected wall
-        time, next to the total CPU time and the longest task (the floor no cluster can beat).
+        ``nqcsp.studies.blockades.plan_tasks`` makes them, scheduled largest first on W workers: the projected
+        wall time, next to the total CPU time and the longest task (the floor no cluster can beat).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def trivial(x: int) -> int:
 
 
 def _timed_run(executor: object, tasks: int) -> float:
-    from nqcsp.parallel import run_tasks
+    from nqcsp.runtime.parallel import run_tasks
 
     started = time.perf_counter()
     results = dict(run_tasks(trivial, [(i,) for i in range(tasks)], executor=executor))  # type: ignore
@@ -39,7 +39,7 @@ def _timed_run(executor: object, tasks: int) -> float:
 
 
 def overhead(tasks: int, jobs: int) -> None:
-    from nqcsp.parallel import ProcessPool, dask_executor
+    from nqcsp.runtime.parallel import ProcessPool, dask_executor
 
     started = time.perf_counter()
     pool = ProcessPool(jobs)
@@ -75,7 +75,7 @@ def _cli_seconds(argv: list[str], expected: int) -> float:
 def count_speed(n: int, jobs: int, repeat: int) -> None:
     from nqcsp.bitboard import count
     from nqcsp.bitboard.counting import load_kernels
-    from nqcsp.parallel import ProcessPool, dask_executor
+    from nqcsp.runtime.parallel import ProcessPool, dask_executor
 
     expected = count(n)
     pool_cli, dask_cli = [], []
@@ -147,7 +147,7 @@ def makespan(durations: Sequence[float], workers: int, *, in_order: bool = False
 
 
 def project(path: str, workers: Sequence[int]) -> None:
-    from nqcsp.blockades import plan_tasks
+    from nqcsp.studies.blockades import plan_tasks
 
     seconds = read_table(path)
     tasks = [sum(seconds[n] for n in task) for task in plan_tasks(seconds)]

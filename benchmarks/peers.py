@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-# CaDiCaL reads the DIMACS of ``nqcsp export`` (``nqcsp.cnf``, cell ``(row, col)`` is variable
+# CaDiCaL reads the DIMACS of ``nqcsp export`` (``nqcsp.solvers.cnf``, cell ``(row, col)`` is variable
 # ``row * n + col + 1``), in the sequential-counter encoding: O(n^2) clauses where pairwise needs O(n^3).
 PEER_ENCODING = "seqcounter"
 # Above this many clauses the CNF takes longer to write than most runs are given, and gigabytes.
@@ -77,8 +77,8 @@ def cadical_version() -> str | None:
 def solve_cadical(n: int, queens: list[Cell], time_limit: float | None, seed: int | None) -> dict[str, Any]:
     if n == 0:
         raise PeerSkipped("the CNF of n = 0 is empty")
-    from nqcsp.cnf import encode, write_dimacs
-    from nqcsp.problem import Problem
+    from nqcsp.board.problem import Problem
+    from nqcsp.solvers.cnf import encode, write_dimacs
 
     started = time.perf_counter()
     formula = encode(Problem(n, queens), PEER_ENCODING)

@@ -299,7 +299,7 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
     """Run every job of the suite, appending one JSON line per run to ``out``; return status counts.
 
     Without ``executor`` the lines run one after another in this process (the quiet way to time them);
-    with one (``nqcsp.parallel``: a process pool or Dask) they run as parallel tasks.
+    with one (``nqcsp.runtime.parallel``: a process pool or Dask) they run as parallel tasks.
     """
     jobs, notes = build_jobs(suite, **grid)
     for note in notes:
@@ -333,7 +333,7 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
     if executor is None:
         outcomes = ((index, run_line(*task)) for index, task in enumerate(tasks))
     else:
-        from nqcsp.parallel import run_tasks
+        from nqcsp.runtime.parallel import run_tasks
 
         outcomes = run_tasks(run_line, tasks, executor=executor)
     with open(out, "a") as sink:

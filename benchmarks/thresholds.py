@@ -14,8 +14,8 @@ times ``check_threshold`` on the evidence. The OEIS terms are printed beside, as
 level from the tasks' estimated sizes: CPU seconds = sum over tasks of (its estimated k-sets x the sample's
 CPU seconds per estimated k-set); on W workers, the larger of that / W and the longest single task.
 
-``search`` runs ``nqcsp.blockade_search.search`` (one annealing chain per job) and prints what it decided.
-"""
+``search`` runs ``nqcsp.studies.blockade_search.search`` (one annealing chain per job) and prints what it
+decided. """
 
 from __future__ import annotations
 
@@ -30,9 +30,9 @@ OEIS_A374013 = dict(zip(range(4, 21), (0, 1, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
 
 def sweep(first: int, last: int, jobs: int, check: bool, search_first: float) -> int:
     import nqcsp
-    from nqcsp.parallel import InProcess, ProcessPool
-    from nqcsp.queen_sets import load_queen_set_kernels
-    from nqcsp.threshold import check_threshold
+    from nqcsp.runtime.parallel import InProcess, ProcessPool
+    from nqcsp.studies.queen_sets import load_queen_set_kernels
+    from nqcsp.studies.threshold import check_threshold
 
     load_queen_set_kernels()
     nqcsp.completion_threshold(5)          # every kernel and backend loaded before the clock starts
@@ -77,7 +77,7 @@ def sweep(first: int, last: int, jobs: int, check: bool, search_first: float) ->
 
 
 def project(n: int, k: int, sample: int, workers: Sequence[int], seed: int) -> int:
-    from nqcsp.queen_sets import decide_task, load_queen_set_kernels, weighted_set_tasks
+    from nqcsp.studies.queen_sets import decide_task, load_queen_set_kernels, weighted_set_tasks
 
     load_queen_set_kernels()
     tasks = weighted_set_tasks(n, k)
@@ -111,9 +111,9 @@ def project(n: int, k: int, sample: int, workers: Sequence[int], seed: int) -> i
 
 
 def search(sizes: Sequence[int], queens: int, time_limit: float, jobs: int, seed: int) -> int:
-    from nqcsp.blockade_search import search as run_search
-    from nqcsp.parallel import InProcess, ProcessPool
-    from nqcsp.queen_sets import load_queen_set_kernels
+    from nqcsp.runtime.parallel import InProcess, ProcessPool
+    from nqcsp.studies.blockade_search import search as run_search
+    from nqcsp.studies.queen_sets import load_queen_set_kernels
 
     load_queen_set_kernels()
     for n in sizes:

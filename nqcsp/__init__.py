@@ -4,54 +4,52 @@ Importing nqcsp is cheap: every public name is loaded on first use, and OR-Tools
 when a backend that needs them runs.
 """
 
-import sys
-from types import ModuleType
 from typing import TYPE_CHECKING
 
-from nqcsp.lazy import load
+from nqcsp.runtime.lazy import load
 
 # Where each public name lives. ``import nqcsp`` imports none of them (numpy alone is 40 ms of a cold
 # start): a name's module is loaded on first use (PEP 562, as Scientific Python's SPEC 1 recommends).
 _HOMES = {
-    "Certificate": "nqcsp.result",
-    "InternalSolverError": "nqcsp.result",
-    "Problem": "nqcsp.problem",
-    "Result": "nqcsp.result",
+    "Certificate": "nqcsp.board.result",
+    "InternalSolverError": "nqcsp.board.result",
+    "Problem": "nqcsp.board.problem",
+    "Result": "nqcsp.board.result",
     "Solver": "nqcsp.solvers.base",
     "SolverInfo": "nqcsp.solvers",
-    "Status": "nqcsp.result",
+    "Status": "nqcsp.board.result",
     "available_solvers": "nqcsp.solvers",
-    "blockades": "nqcsp.blockades",
-    "check_threshold": "nqcsp.threshold",
-    "completion_threshold": "nqcsp.threshold",
+    "blockades": "nqcsp.studies.blockades",
+    "check_threshold": "nqcsp.studies.threshold",
+    "completion_threshold": "nqcsp.studies.threshold",
     "count": "nqcsp.bitboard",
     "count_unique": "nqcsp.bitboard",
-    "find_violation": "nqcsp.verifier",
-    "parse_board": "nqcsp.board",
-    "random_completion": "nqcsp.completion",
-    "render_board": "nqcsp.board",
+    "find_violation": "nqcsp.proof.verifier",
+    "parse_board": "nqcsp.board.text",
+    "random_completion": "nqcsp.board.completion",
+    "render_board": "nqcsp.board.text",
     "solutions": "nqcsp.bitboard",
     "solve": "nqcsp.api",
     "solve_n_queens": "nqcsp.api",
-    "verify": "nqcsp.verifier",
+    "verify": "nqcsp.proof.verifier",
 }
 
 if TYPE_CHECKING:
     from nqcsp.api import solve, solve_n_queens
     from nqcsp.bitboard import count, count_unique, solutions
-    from nqcsp.blockades import blockades
-    from nqcsp.board import parse_board, render_board
-    from nqcsp.completion import random_completion
-    from nqcsp.problem import Problem
-    from nqcsp.result import Certificate, InternalSolverError, Result, Status
+    from nqcsp.board.completion import random_completion
+    from nqcsp.board.problem import Problem
+    from nqcsp.board.result import Certificate, InternalSolverError, Result, Status
+    from nqcsp.board.text import parse_board, render_board
+    from nqcsp.proof.verifier import find_violation, verify
     from nqcsp.solvers import SolverInfo, available_solvers
     from nqcsp.solvers.base import Solver
-    from nqcsp.threshold import check_threshold, completion_threshold
-    from nqcsp.verifier import find_violation, verify
+    from nqcsp.studies.blockades import blockades
+    from nqcsp.studies.threshold import check_threshold, completion_threshold
 
 
 def __getattr__(name: str) -> object:
-    """A public name, or a submodule (``nqcsp.portfolio``), imported on first use."""
+    """A public name, or a submodule (``nqcsp.solvers.portfolio``), imported on first use."""
     home = _HOMES.get(name)
     if home is not None:
         value = getattr(load(home), name)
@@ -68,18 +66,6 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_HOMES})
-
-
-class _Package(ModuleType):
-    def __setattr__(self, name: str, value: object) -> None:
-        # Importing the submodule nqcsp.blockades binds it on the package, where it would hide the
-        # public function nqcsp.blockades.
-        if name in _HOMES and isinstance(value, ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 __all__ = [

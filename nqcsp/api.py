@@ -5,16 +5,18 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from nqcsp.certify import attack_certificate, empty_line_certificate, recheck
-from nqcsp.contract import run_backend, unfinished_result
-from nqcsp.limits import Limits, OutOfTime, Unfinished, time_limit_reason
-from nqcsp.problem import Problem, as_int, as_problem
-from nqcsp.residual import need_residual_memory, residual_of
-from nqcsp.result import InputError, InternalSolverError, MissingDependency, Result, Status, columns_array
+from nqcsp.board.problem import Problem, as_problem
+from nqcsp.board.residual import need_residual_memory, residual_of
+from nqcsp.board.result import InputError, InternalSolverError, Result, Status, columns_array
+from nqcsp.proof.certify import attack_certificate, empty_line_certificate, recheck
+from nqcsp.proof.verifier import VerificationTimeout, find_violation, marks_bytes
+from nqcsp.proof.verifier import startup_s as verifier_startup_s
+from nqcsp.runtime.lazy import MissingDependency
+from nqcsp.runtime.limits import Limits, OutOfTime, Unfinished, time_limit_reason
+from nqcsp.runtime.values import as_int
 from nqcsp.solvers import options_for, require_installed
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
-from nqcsp.verifier import VerificationTimeout, find_violation, marks_bytes
-from nqcsp.verifier import startup_s as verifier_startup_s
+from nqcsp.solvers.contract import run_backend, unfinished_result
 
 # The verifier's chunk buffers (int64 rows, columns and line indices of 2^20 queens); its marks:
 # ``marks_bytes``.
@@ -128,7 +130,7 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
         result = trivial_answer(problem, limits)
         if result is None:
             if solver == "auto":
-                from nqcsp.portfolio import solve_auto
+                from nqcsp.solvers.portfolio import solve_auto
 
                 result = solve_auto(problem, limits, seed_value)
             else:

@@ -2,7 +2,7 @@
 
     python tests/forgery.py --mutants 100000 [--seed S] [--cake-lpr PATH]
 
-Every mutant goes through ``nqcsp.audit.audit`` (what ``nqcsp check-proof`` runs) and is judged by code
+Every mutant goes through ``nqcsp.proof.audit.audit`` (what ``nqcsp check-proof`` runs) and is judged by code
 that shares nothing with it (``tests/naive.py``: the DIMACS grammar and LRAT written out from their
 definitions, and brute force over the boards):
 
@@ -32,12 +32,12 @@ if __package__ in (None, ""):
 
 from naive import lrat_steps, naive_dimacs, naive_has_solution, naive_lrat
 
-from nqcsp.audit import audit
-from nqcsp.limits import Limits, Unfinished
-from nqcsp.outside import OutsideChecker
-from nqcsp.problem import Problem
+from nqcsp.board.problem import Problem
+from nqcsp.proof.audit import audit
+from nqcsp.proof.outside import OutsideChecker
+from nqcsp.proof.statement import reference_cnf
+from nqcsp.runtime.limits import Limits, Unfinished
 from nqcsp.solvers.backtrack import BacktrackSolver
-from nqcsp.statement import reference_cnf
 
 UNSAT_BOARDS = [(6, [(0, 0)]), (8, [(0, 0), (1, 2)]), (4, [(0, 0)]), (5, [(0, 1), (1, 3)]),
                 (7, [(0, 0), (1, 2)])]

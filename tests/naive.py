@@ -61,14 +61,14 @@ def naive_unique(n: int) -> int:
     return len(classes)
 
 
-# --- the proof formats, written out from their definitions (nqcsp.dimacs and nqcsp.lrat's docstrings) ------
+# --- the proof formats, written out from their definitions (the docstrings of nqcsp.proof.dimacs, lrat) ---
 
 MAX_VARIABLES = 2**31 - 1
 
 
 def naive_dimacs(data: bytes) -> tuple[int, list[list[int]], list[str]] | None:
     """(variables, clauses, comments before the header) of DIMACS text, or None when the text breaks the
-    grammar of nqcsp.dimacs: read byte by byte and line by line, no regular expression, no numpy."""
+    grammar of nqcsp.proof.dimacs: read byte by byte and line by line, no regular expression, no numpy."""
     for at, byte in enumerate(data):
         if byte == 13:
             if data[at + 1:at + 2] != b"\n":

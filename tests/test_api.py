@@ -82,7 +82,7 @@ class _LyingSolver:
         self.name, self.status, self.queens = name, status, queens
 
     def solve(self, problem, *, limits, seed=None, **options):
-        from nqcsp.result import columns_array
+        from nqcsp.board.result import columns_array
         queens = None if self.queens is None else columns_array(self.queens, problem.n)
         return Result(problem, self.status, self.name, columns=queens)
 
@@ -104,7 +104,7 @@ def test_an_exception_after_the_input_is_accepted_is_internal_not_bad_input(monk
 
 
 def test_a_named_backend_that_is_not_installed_says_what_it_lacks(monkeypatch):
-    from nqcsp.result import MissingDependency
+    from nqcsp.runtime.lazy import MissingDependency
 
     monkeypatch.setenv("PATH", "")
     with pytest.raises(MissingDependency, match="'minizinc' executable"):
@@ -125,11 +125,11 @@ def test_a_lying_backend_raises_instead_of_answering(monkeypatch, liar):
 def test_import_is_lazy_and_public_names_load_on_first_use():
     import subprocess
     import sys
-    # Importing the submodule nqcsp.blockades must not hide the function of the same name.
+    # Importing the module nqcsp.studies.blockades leaves the public function nqcsp.blockades in place.
     code = ("import sys, nqcsp; heavy = ('numba', 'ortools', 'pysat', 'numpy'); "
-            "print(any(m in sys.modules for m in heavy)); import nqcsp.blockades; "
+            "print(any(m in sys.modules for m in heavy)); import nqcsp.studies.blockades; "
             "print(callable(nqcsp.blockades), set(nqcsp.__all__) <= set(dir(nqcsp)), "
-            "nqcsp.solve(8, [(0, 3)]).status.value, nqcsp.portfolio.POLICY.local_search)")
+            "nqcsp.solve(8, [(0, 3)]).status.value, nqcsp.solvers.portfolio.POLICY.local_search)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True", "True", "SAT", "qs4"]
     with pytest.raises(AttributeError, match="no_such_name"):
@@ -137,7 +137,7 @@ def test_import_is_lazy_and_public_names_load_on_first_use():
 
 
 def test_an_infinite_time_limit_means_none():
-    from nqcsp.limits import Limits
+    from nqcsp.runtime.limits import Limits
 
     unlimited = Limits.start(float("inf"))
     assert unlimited.time_limit is None and unlimited.remaining() is None
@@ -189,7 +189,7 @@ def test_a_free_line_left_without_a_cell_is_decided_before_any_backend():
 
 
 def _many_queens_of_a_solution(n: int, kept: int):
-    from nqcsp.construction import closed_form
+    from nqcsp.board.construction import closed_form
 
     columns = closed_form(n)
     rows = np.sort(np.random.default_rng(1).choice(n, kept, replace=False))

@@ -22,7 +22,7 @@ from benchmarks import peers
 from benchmarks.analyze import analyze, judge, limits_table
 from benchmarks.runner import Config, Job, build_jobs, promise, read_results, run_job, run_suite
 from benchmarks.suites import BACKENDS, PAPER_PEAKS, PEAK_FREE_ROWS, SUITES
-from nqcsp.construction import composition_factors
+from nqcsp.board.construction import composition_factors
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -381,7 +381,7 @@ def small_instances() -> list[tuple[int, list[tuple[int, int]]]]:
 
 def test_pairwise_clause_count_is_the_number_of_attacking_pairs():
     """models/README.md states n(n-1)(5n-1)/3 attack pairs: checked against the shared encoder."""
-    from nqcsp.cnf import encode
+    from nqcsp.solvers.cnf import encode
 
     for n in range(2, 9):
         cells = [(r, c) for r in range(n) for c in range(n)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from nqcsp._jit import intrinsic, types
+from nqcsp.runtime.jit import intrinsic, types
 
 
 @intrinsic

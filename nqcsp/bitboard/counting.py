@@ -17,10 +17,10 @@ from types import ModuleType
 
 import numpy as np
 
-from nqcsp.lazy import load
-from nqcsp.parallel import cpu_count
-from nqcsp.problem import Cell, Problem, as_problem
-from nqcsp.symmetry import SYMMETRIES, Symmetry, cell_image
+from nqcsp.board.problem import Cell, Problem, as_problem
+from nqcsp.board.symmetry import SYMMETRIES, Symmetry, cell_image
+from nqcsp.runtime.lazy import load
+from nqcsp.runtime.parallel import cpu_count
 
 MAX_N = 64            # one uint64 per row
 _BATCH = 64           # prefixes per kernel call when counting
@@ -68,7 +68,7 @@ def required_masks(allowed: np.ndarray) -> np.ndarray:
     return np.array(required, dtype=np.uint64)
 
 
-# Symmetries as (transpose, flip rows, flip columns), see nqcsp.symmetry.
+# Symmetries as (transpose, flip rows, flip columns), see nqcsp.board.symmetry.
 _MIRROR = (False, False, True)
 _FLIP = (False, True, False)
 _TRANSPOSE = (True, False, False)
@@ -303,7 +303,7 @@ def _count(problem: Problem, symmetry: bool, executor: Executor | None,
            progress: Callable[[int, int], None] | None) -> tuple[int, int]:
     """(solutions, leaves); leaves are the fundamental solutions when the full symmetry applies."""
     if executor is not None:
-        from nqcsp.parallel import run_tasks
+        from nqcsp.runtime.parallel import run_tasks
 
         tasks = count_tasks(problem, symmetry)
         total = leaves = 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nqcsp._jit import njit
+from nqcsp.runtime.jit import njit
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)

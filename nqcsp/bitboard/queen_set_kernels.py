@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nqcsp._jit import njit
 from nqcsp.bitboard.kernels import _next_random, popcount
+from nqcsp.runtime.jit import njit
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -32,7 +32,8 @@ CONFLICT = -1       # returned by cover when a solution contains a class said to
 
 @njit(cache=True, nogil=True, inline="always")
 def _image(n, symmetry, row, col):
-    """The image of (row, col) under symmetry 0..7, in the order of ``nqcsp.blockades.canonical_codes``."""
+    """The image of (row, col) under symmetry 0..7, in the order of
+    ``nqcsp.board.symmetry.canonical_codes``."""
     m = n - 1
     if symmetry == 0:
         return row, col

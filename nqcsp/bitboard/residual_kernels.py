@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nqcsp._jit import njit_unrefcounted
 from nqcsp.bitboard.bits import lowest_bit_index, popcount
+from nqcsp.runtime.jit import njit_unrefcounted
 
 # Every kernel here allocates nothing, so all are compiled without reference counting (``njit_unrefcounted``).
 ONE = np.uint64(1)

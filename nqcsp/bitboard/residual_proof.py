@@ -1,6 +1,6 @@
 """Clause numbers of the reference statement, laid out for the search kernel that writes LRAT lemmas.
 
-The backtracker's proof refutes ``nqcsp.statement.reference_cnf`` of the residual board, so its hints
+The backtracker's proof refutes ``nqcsp.proof.statement.reference_cnf`` of the residual board, so its hints
 must name that formula's clauses by their DIMACS numbers. The statement says where each line's clauses
 stand (``Statement.lines``); this module turns that into arrays indexed by free row and free column, and
 nothing here decides what the clauses are.
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nqcsp.residual import Residual
-from nqcsp.statement import Statement
+from nqcsp.board.residual import Residual
+from nqcsp.proof.statement import Statement
 
 # The kernel's relation of two cells on one line: the same row, column, r + c (the statement's "diag")
 # or r - c ("anti").

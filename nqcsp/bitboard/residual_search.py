@@ -1,6 +1,6 @@
 """One solution of a residual board, or proof by exhaustion that there is none (the ``backtrack`` engine).
 
-The search runs on ``nqcsp.residual.Residual`` (free rows x free columns, full-board diagonals) with
+The search runs on ``nqcsp.board.residual.Residual`` (free rows x free columns, full-board diagonals) with
 multi-word bitboards, so neither n nor the number of free lines is bounded by 64; the answer is mapped
 back to the full board with ``Residual.lift``. The kernel is resumable: it runs in chunks of nodes sized
 to about ``CHUNK_S`` seconds, and the deadline is checked between chunks.
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from nqcsp.bitboard.residual_proof import ProofTables
-from nqcsp.lazy import load
-from nqcsp.limits import Limits
-from nqcsp.residual import Residual
+from nqcsp.board.residual import Residual
+from nqcsp.runtime.lazy import load
+from nqcsp.runtime.limits import Limits
 
 CHUNK_S = 0.02
 _FIRST_CHUNK = 256

@@ -50,9 +50,10 @@ def build_parser() -> OneLineParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code and at most one line on stderr, never a traceback."""
     try:
-        from nqcsp.limits import Unfinished
-        from nqcsp.parallel import SchedulerLost
-        from nqcsp.result import InternalSolverError, MissingDependency  # numpy: a tenth of a second
+        from nqcsp.board.result import InternalSolverError  # numpy: a tenth of a second
+        from nqcsp.runtime.lazy import MissingDependency
+        from nqcsp.runtime.limits import Unfinished
+        from nqcsp.runtime.parallel import SchedulerLost
     except KeyboardInterrupt:
         return _fail("nqcsp: interrupted", EXIT_INTERRUPTED)
     try:
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except (UsageError, ValueError, TypeError, MissingDependency) as exc:
         # Bad input only: once nqcsp.solve has accepted its input, whatever a backend raises reaches here
-        # as InternalSolverError (nqcsp.api.solve, nqcsp.contract); the other commands validate first.
+        # as InternalSolverError (nqcsp.api.solve, nqcsp.solvers.contract); the other commands validate first.
         return _fail(f"nqcsp: error: {exc}", EXIT_USAGE)
     except Unfinished as exc:
         # A limit left no answer (the stage and the figure named): unknown, not a bug.

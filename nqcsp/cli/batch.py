@@ -24,6 +24,7 @@ from nqcsp.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_executor_arguments,
+    backend_options,
     executor_from_args,
     read_input_bytes,
     write_json_record,
@@ -100,11 +101,10 @@ def _record_id(raw: bytes) -> Any:
 
 
 def run_batch(args: argparse.Namespace) -> int:
-    from nqcsp.parallel import SchedulerLost, iter_outcomes
+    from nqcsp.runtime.parallel import SchedulerLost, iter_outcomes
 
     data = read_input_bytes(args.batch)
     lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line.strip()]
-    from nqcsp.cli.cmd_solve import backend_options
 
     defaults = {"solver": args.solver, "time_limit": args.time_limit, "seed": args.seed,
                 **backend_options(args.option)}

@@ -1,6 +1,7 @@
 """``nqcsp blockades N [M]``: which single mandatory queens leave no solution, proven, for n = N..M;
-``nqcsp blockades N --queens K``: which sets of K non-attacking queens leave none (``nqcsp.queen_sets``), or
-with ``--search --time-limit S`` a search for such sets on boards too large to sweep."""
+``nqcsp blockades N --queens K``: which sets of K non-attacking queens leave none
+(``nqcsp.studies.queen_sets``), or with ``--search --time-limit S`` a search for such sets on boards too
+large to sweep."""
 
 from __future__ import annotations
 
@@ -58,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--checkpoint and --time-limit go with --queens K (K > 1) or --search")
     from tqdm import tqdm
 
-    from nqcsp.blockades import class_count, iter_sweep, load_solvers
-    from nqcsp.parallel import SchedulerLost
+    from nqcsp.board.symmetry import class_count
+    from nqcsp.runtime.parallel import SchedulerLost
+    from nqcsp.studies.blockades import iter_sweep, load_solvers
 
     last = args.first if args.last is None else args.last
     if last < args.first:
@@ -116,7 +118,7 @@ def write_boards(boards: list, args: argparse.Namespace) -> None:
 
 def run_sets(args: argparse.Namespace) -> int:
     """``--queens K``: the sweep of every class of K-sets (or ``--search``) on board N."""
-    from nqcsp.queen_sets import check_size, iter_set_sweep, load_queen_set_kernels
+    from nqcsp.studies.queen_sets import check_size, iter_set_sweep, load_queen_set_kernels
 
     if args.last is not None:
         raise UsageError("--queens K takes one board size N, not a range")
@@ -144,7 +146,7 @@ def run_sets(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     bar.close()
     if account is None:
-        from nqcsp.queen_sets import SetSweep
+        from nqcsp.studies.queen_sets import SetSweep
 
         account = SetSweep(n, k)
     write_sets(account, args)
@@ -152,7 +154,7 @@ def run_sets(args: argparse.Namespace) -> int:
 
 
 def write_sets(account: object, args: argparse.Namespace) -> None:
-    from nqcsp.queen_sets import SetSweep
+    from nqcsp.studies.queen_sets import SetSweep
 
     assert isinstance(account, SetSweep)
     if args.format == "json":
@@ -182,9 +184,9 @@ def write_classes(blocked: list, undecided: list) -> None:
 
 def run_search(args: argparse.Namespace, n: int, k: int) -> int:
     """``--search``: independent annealing chains, one per worker, for ``--time-limit`` seconds."""
-    from nqcsp.blockade_search import search
-    from nqcsp.parallel import cpu_count
-    from nqcsp.queen_sets import load_queen_set_kernels
+    from nqcsp.runtime.parallel import cpu_count
+    from nqcsp.studies.blockade_search import search
+    from nqcsp.studies.queen_sets import load_queen_set_kernels
 
     if args.time_limit is None:
         raise UsageError("--search needs --time-limit S (it runs until then)")

@@ -1,9 +1,9 @@
 """``nqcsp check-proof CNF PROOF``: does PROOF show that the board CNF's comments name has no solution?
 
-Exit 0 means exactly that: the CNF is the reference statement (``nqcsp.statement``) of the problem its
-comments name, and the proof (DRAT, checked by dratify, or LRAT, checked by ``nqcsp.lrat``, and by every
-outside checker given with ``--checker``) refutes it. The work is ``nqcsp.audit``'s: the CNF is read once,
-and the proof is checked against the statement rebuilt from the problem, never a second reading of the
+Exit 0 means exactly that: the CNF is the reference statement (``nqcsp.proof.statement``) of the problem its
+comments name, and the proof (DRAT, checked by dratify, or LRAT, checked by ``nqcsp.proof.lrat``, and by every
+outside checker given with ``--checker``) refutes it. The work is ``nqcsp.proof.audit``'s: the CNF is read
+once, and the proof is checked against the statement rebuilt from the problem, never a second reading of the
 file. A proof that is valid only for the CNF as given, which is not that statement, exits 1 and says so;
 ``--any-cnf`` asks for the plain check of the given CNF instead. 3: the check cannot fit the time or
 memory limit (the figure named); 2: bad input.
@@ -31,13 +31,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "check-proof", help="check a DRAT or LRAT proof that a board has no solution",
         description="Check that PROOF refutes the DIMACS CNF and that CNF is the reference statement "
-                    "(nqcsp.statement) of the problem named in its comments, as written by 'nqcsp solve "
-                    "--proof-dir'. The CNF is read once, and the proof checked against the statement "
-                    "rebuilt from that problem. DRAT is checked by dratify (its native engine when "
-                    "cdclkit[native] is installed), LRAT (text or binary) by nqcsp's own linear-time "
-                    "checker and by every --checker given. Exit 0: the board has no solution, proven; 1: "
-                    "the proof is rejected, or valid only for a CNF that is not that statement; 2: bad "
-                    "input; 3: the check does not fit the time or memory limit.")
+                    "(nqcsp.proof.statement) of the problem named in its comments, as written by "
+                    "'nqcsp solve --proof-dir'. The CNF is read once, and the proof checked against "
+                    "the statement rebuilt from that problem. DRAT is checked by dratify (its native "
+                    "engine when cdclkit[native] is installed), LRAT (text or binary) by nqcsp's own "
+                    "linear-time checker and by every --checker given. Exit 0: the board has no "
+                    "solution, proven; 1: the proof is rejected, or valid only for a CNF that is not that "
+                    "statement; 2: bad input; 3: the check does not fit the time or memory limit.")
     parser.add_argument("cnf", metavar="CNF", help="DIMACS CNF file ('-' for stdin)")
     parser.add_argument("proof", metavar="PROOF", help="proof file ('-' for stdin)")
     parser.add_argument("--format", choices=("auto", "drat", "lrat"), default="auto", dest="proof_format",
@@ -63,15 +63,15 @@ def proof_format(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nqcsp.audit import audit
-    from nqcsp.limits import Limits
-    from nqcsp.outside import outside_checker
+    from nqcsp.proof.audit import audit
+    from nqcsp.proof.outside import outside_checker
+    from nqcsp.runtime.limits import Limits
 
     limits = Limits.start(args.time_limit, args.memory_limit)
     if args.cnf == "-" and args.proof == "-":
         raise UsageError("CNF and PROOF cannot both be stdin")
     checkers = [outside_checker(text) for text in args.checker]
-    from nqcsp.dimacs import READ_BYTES_PER_BYTE
+    from nqcsp.proof.dimacs import READ_BYTES_PER_BYTE
 
     cnf = read_bounded(args.cnf, limits.memory // (READ_BYTES_PER_BYTE + 1), "CNF")
     with mapped(args.proof, limits.memory // 2) as proof:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import BinaryIO
 
+from nqcsp.board.problem import Problem
 from nqcsp.cli.common import (
     EXIT_OK,
     UsageError,
@@ -16,7 +17,6 @@ from nqcsp.cli.common import (
     board_size_arg,
     memory_arg,
 )
-from nqcsp.problem import Problem
 
 REFERENCE = "reference"
 # Bytes per cell of the full-grid encodings while built and written (numpy blocks, lists, text).
@@ -24,7 +24,7 @@ GRID_BYTES_PER_CELL = 400
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from nqcsp.cnf import ENCODINGS
+    from nqcsp.solvers.cnf import ENCODINGS
 
     parser = sub.add_parser(
         "export", help="write the problem as DIMACS CNF",
@@ -47,10 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def text_of(problem: Problem, encoding: str) -> str:
     """The DIMACS text, after checking that building it fits in the memory available."""
-    from nqcsp.cnf import REFERENCE_BYTES_PER_CLAUSE, dimacs_text, encode, reference_size
-    from nqcsp.limits import Limits, Unfinished
-    from nqcsp.residual import estimated_bytes, residual_of
-    from nqcsp.statement import reference_cnf
+    from nqcsp.board.residual import estimated_bytes, residual_of
+    from nqcsp.proof.statement import REFERENCE_BYTES_PER_CLAUSE, reference_cnf, reference_size
+    from nqcsp.runtime.limits import Limits, Unfinished
+    from nqcsp.solvers.cnf import dimacs_text, encode
 
     limits = Limits.unlimited()
     try:
@@ -71,7 +71,7 @@ def text_of(problem: Problem, encoding: str) -> str:
 
 def check_room(text_bytes: int, args: argparse.Namespace) -> None:
     """Refuse, naming the size, a CNF over ``--max-size`` or larger than the free space of its disk."""
-    from nqcsp.limits import format_bytes
+    from nqcsp.runtime.limits import format_bytes
 
     size = f"the {args.encoding} CNF of N = {args.n} is about {format_bytes(text_bytes)} ({text_bytes} bytes)"
     if args.max_size is not None and text_bytes > args.max_size:
@@ -90,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
     problem = Problem(args.n, args.queen)
     if args.encoding == "pairwise":
         # Cubic in N (n = 600 is about 6 GB of text): sized in closed form, streamed a chunk at a time.
-        from nqcsp.cnf import pairwise_grid_bytes, pairwise_grid_text_bytes, stream_pairwise_dimacs
-        from nqcsp.limits import Limits, Unfinished
+        from nqcsp.runtime.limits import Limits, Unfinished
+        from nqcsp.solvers.cnf import pairwise_grid_bytes, pairwise_grid_text_bytes, stream_pairwise_dimacs
 
         check_room(pairwise_grid_text_bytes(problem), args)
         try:

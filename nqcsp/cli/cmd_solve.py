@@ -15,6 +15,7 @@ from nqcsp.cli.common import (
     EXIT_UNKNOWN,
     UsageError,
     add_queen_argument,
+    backend_options,
     board_size_arg,
     memory_arg,
     positive_float_arg,
@@ -26,7 +27,7 @@ from nqcsp.cli.common import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from nqcsp.result import Result
+    from nqcsp.board.result import Result
 
 BOARD_TEXT_UP_TO = 100
 
@@ -66,7 +67,7 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from nqcsp.api import solve
-    from nqcsp.result import Status
+    from nqcsp.board.result import Status
 
     if args.batch is not None:
         if args.n is not None or args.queen or args.queens_file or args.proof_dir:
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 def write_proof_dir(result: Result, directory: str) -> None:
     """The certificate of an UNSAT answer into ``directory``; for any other answer a note on stderr, so
     that an empty directory is never mistaken for a missing proof."""
-    from nqcsp.certify import write_certificate
+    from nqcsp.proof.certify import write_certificate
 
     if result.certificate is None:
         what = "a verified solution needs no proof" if result.columns is not None else "there is no answer"
@@ -126,7 +127,7 @@ JSON_FACTOR = 2.0
 
 def output_seconds(n: int, fmt: str) -> float:
     """About how long writing a SAT answer of size n takes in ``fmt``."""
-    from nqcsp.board import columns_text_seconds
+    from nqcsp.board.text import columns_text_seconds
 
     if fmt == "board":
         return BOARD_S_PER_BYTE * n * (n + 1)
@@ -152,17 +153,8 @@ def option_arg(text: str) -> tuple[str, Any]:
         return key, value
 
 
-def backend_options(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in options:
-            raise UsageError(f"option {key} is given twice")
-        options[key] = value
-    return options
-
-
 def check_board_fits(n: int, memory_limit: int | None) -> None:
-    from nqcsp.limits import as_memory_limit, format_bytes
+    from nqcsp.runtime.limits import as_memory_limit, format_bytes
 
     needed, limit = 2 * n * (n + 1), as_memory_limit(memory_limit)
     if needed > limit:
@@ -197,7 +189,7 @@ def parse_queens_text(text: str, source: str) -> list[tuple[int, int]]:
 
 def exit_code(result: Result) -> int:
     """0 SAT, 1 UNSAT with a checked certificate, 5 UNSAT claimed without one, 3 UNKNOWN."""
-    from nqcsp.result import Status
+    from nqcsp.board.result import Status
 
     if result.status is Status.SAT:
         return EXIT_OK
@@ -209,7 +201,7 @@ def exit_code(result: Result) -> int:
 
 def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> int:
     from nqcsp.api import TRIVIAL
-    from nqcsp.result import Status
+    from nqcsp.board.result import Status
     from nqcsp.solvers.base import REASON
 
     out = out or sys.stdout
@@ -236,7 +228,7 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
 
 def write_columns(columns: np.ndarray, out: TextIO) -> None:
     """Columns text, as bytes straight to the binary stream under ``out`` when it has one."""
-    from nqcsp.board import column_text_chunks, format_columns
+    from nqcsp.board.text import column_text_chunks, format_columns
 
     binary = getattr(out, "buffer", None)
     if binary is None:

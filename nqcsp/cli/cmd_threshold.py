@@ -57,8 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from nqcsp.cli.progress import SweepBar
-    from nqcsp.queen_sets import load_queen_set_kernels
-    from nqcsp.threshold import UndecidedError, completion_threshold
+    from nqcsp.studies.queen_sets import load_queen_set_kernels
+    from nqcsp.studies.threshold import UndecidedError, completion_threshold
 
     if args.n < 4:
         raise UsageError(f"N must be at least 4 (OEIS A374013 starts at n = 4), got {args.n}")
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from nqcsp.threshold import check_threshold
+    from nqcsp.studies.threshold import check_threshold
 
     text = read_input(args.file)
     try:

@@ -19,8 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from nqcsp.board import parse_board, parse_columns
-    from nqcsp.verifier import find_violation
+    from nqcsp.board.text import parse_board, parse_columns
+    from nqcsp.proof.verifier import find_violation
 
     text = read_input(args.file)
     if not text.strip():

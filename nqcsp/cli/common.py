@@ -119,10 +119,20 @@ def read_input_bytes(path: str) -> bytes:
         raise UsageError(f"{path!r} is not text") from None
 
 
+def backend_options(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``--option KEY=VALUE`` pairs as a backend's options; a key given twice is bad input."""
+    options: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in options:
+            raise UsageError(f"option {key} is given twice")
+        options[key] = value
+    return options
+
+
 def read_bounded(path: str, limit: int, what: str) -> bytes:
     """Bytes of FILE (or stdin for '-'), at most ``limit`` of them: OutOfMemory("read") naming the size
     for more (an endless device included), UsageError for a path that cannot be read."""
-    from nqcsp.limits import OutOfMemory, format_bytes
+    from nqcsp.runtime.limits import OutOfMemory, format_bytes
 
     def too_big() -> OutOfMemory:
         return OutOfMemory("read", f"memory limit: the {what} {path!r} is larger than the "
@@ -192,7 +202,7 @@ def executor_from_args(args: argparse.Namespace,
     """The Executor the command-line flags ask for, shut down (or killed, on an interrupt) on exit;
     ``warm`` loads in this process what the tasks need, for workers forked from it (see ``dask_executor``).
     """
-    from nqcsp.parallel import dask_executor, owned_pool
+    from nqcsp.runtime.parallel import dask_executor, owned_pool
 
     scheduler = getattr(args, "scheduler", None)
     jobs = getattr(args, "jobs", None)
@@ -209,7 +219,7 @@ def executor_from_args(args: argparse.Namespace,
 def write_json_record(record: dict[str, Any], columns: np.ndarray | None, out: TextIO) -> None:
     """``record`` as one JSON line, with ``"columns"`` last, streamed from the array in chunks (10^8 Python
     ints in a list would take gigabytes)."""
-    from nqcsp.board import column_text_chunks
+    from nqcsp.board.text import column_text_chunks
 
     head = json.dumps(record, default=str)
     if columns is None:

@@ -8,7 +8,8 @@ from typing import Any
 
 
 class SweepBar:
-    """``update(k, account)`` after each task of the sweep of k queens (a ``nqcsp.queen_sets.SetSweep``)."""
+    """``update(k, account)`` after each task of the sweep of k queens (a
+    ``nqcsp.studies.queen_sets.SetSweep``)."""
 
     def __init__(self, enabled: bool, force: bool = False) -> None:
         self.enabled = enabled and (force or sys.stderr.isatty())

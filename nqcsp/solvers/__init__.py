@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nqcsp.lazy import load
-from nqcsp.result import MissingDependency
+from nqcsp.runtime.lazy import MissingDependency, load
 from nqcsp.solvers.base import Option, Solver, resolve_options
 
 _BIG = 2**62  # the largest integer option value: every count fits numba's int64 state
@@ -44,7 +43,7 @@ class BackendSpec:
     max_free: int | None = None
     # A check across options (each already valid alone), given the resolved dict; raises ValueError.
     check_together: Any = None
-    # Writes an LRAT proof as it searches: the caller hands it a ``nqcsp.certify.ProofChannel`` as
+    # Writes an LRAT proof as it searches: the caller hands it a ``nqcsp.proof.certify.ProofChannel`` as
     # ``proofs``, so that the check and its verdict stay with the certifying side.
     writes_proofs: bool = False
 
@@ -103,7 +102,7 @@ _SPECS: tuple[BackendSpec, ...] = (
     BackendSpec("sat", "nqcsp.solvers.sat", "SatSolver", True, ("pysat", "dratify"),
                 "CNF of the residual board, PySAT solver and encoding by option; DRAT proof on UNSAT",
                 (Option("encoding", None, "custom", "cardinality encoding (default: by phase)",
-                        check=_lazy_check("nqcsp.cnf", "check_encoding")),
+                        check=_lazy_check("nqcsp.solvers.cnf", "check_encoding")),
                  Option("sat_solver", None, "custom", "PySAT solver name (default: by phase)",
                         check=_lazy_check("nqcsp.solvers.sat", "canonical_solver_name")),
                  Option("proof", "auto", "choice", "'auto': prove an UNSAT; True: prove only; False: never",

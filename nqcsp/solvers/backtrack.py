@@ -1,20 +1,20 @@
 """Complete backend ``backtrack``: bitboard depth-first search on the residual board (numba).
 
-The mandatory queens are taken out first (``nqcsp.residual``): the search runs over the free rows and
+The mandatory queens are taken out first (``nqcsp.board.residual``): the search runs over the free rows and
 free columns only, with multi-word bitboards, so a completion of a 10^4-board with 50 free rows is a
 50 x 50 search. It branches on the free line, row or column, with the fewest candidate cells, and forward
 checking ends a branch as soon as a free line has none left. It runs in chunks of nodes, so the deadline
 is kept.
 
 An exhausted tree is an UNSAT answer. With ``proof`` (the default) the search writes its own refutation
-of the reference statement (``nqcsp.statement``) as it goes: a failed node is the clause "not all of this
-node's decisions", implied by unit propagation from the statement's binary clauses, its children's
+of the reference statement (``nqcsp.proof.statement``) as it goes: a failed node is the clause "not all of
+this node's decisions", implied by unit propagation from the statement's binary clauses, its children's
 clauses and one at-least-one clause, and written with those as LRAT hints; a node whose line was forced
 (one cell left) writes no clause, its hints join its parent's; the root's clause is the empty clause.
 Nothing else prunes the search (no symmetry breaking), so nothing needs more justification. The
 certificate is ``lrat`` (statement and binary LRAT proof). The proof goes, as it is written, into the
-``nqcsp.certify.ProofChannel`` that the caller opened (``nqcsp.contract`` opens one per call, so certify
-owns the statement, the check on its second thread and the verdict; called directly, the backend opens
+``nqcsp.proof.certify.ProofChannel`` that the caller opened (``nqcsp.solvers.contract`` opens one per call, so
+certify owns the statement, the check on its second thread and the verdict; called directly, the backend opens
 its own, and only the evidence leaves with its certificate): on two cores the check costs little more
 than the search, and the proof is never held in memory for it. A statement too large to build leaves an
 ``exhaustive`` claim, which only a second complete backend can confirm.
@@ -26,17 +26,17 @@ from typing import Any
 
 from nqcsp.bitboard.residual_proof import ProofTables
 from nqcsp.bitboard.residual_search import first_solution, proof_room, state_bytes
-from nqcsp.certify import PIECES_AHEAD, ProofChannel, attack_certificate
-from nqcsp.limits import Limits, format_bytes, time_limit_reason
-from nqcsp.problem import Problem
-from nqcsp.residual import Residual, residual_within
-from nqcsp.result import Certificate, Result, Status, columns_array
+from nqcsp.board.problem import Problem
+from nqcsp.board.residual import Residual, residual_within
+from nqcsp.board.result import Certificate, Result, Status, columns_array
+from nqcsp.proof.certify import PIECES_AHEAD, ProofChannel, attack_certificate
+from nqcsp.proof.statement import Statement
+from nqcsp.runtime.limits import Limits, format_bytes, time_limit_reason
 from nqcsp.solvers import spec
 from nqcsp.solvers.base import NODES, REASON, SEARCH_S, SOLVE_S, STAGE, Clock
-from nqcsp.statement import Statement
 
 # The statement is built in plain Python (REFERENCE_SECONDS_PER_CLAUSE, REFERENCE_BYTES_PER_CLAUSE of
-# nqcsp.cnf); above this many clauses a proof of it is not attempted (about 2 s and 600 MB to build).
+# nqcsp.solvers.cnf); above this many clauses a proof of it is not attempted (about 2 s and 600 MB to build).
 PROOF_MAX_CLAUSES = 1_000_000
 KEEP_PROOF_BYTES = 16 << 20
 
@@ -45,7 +45,7 @@ def _proof_plan(residual: Residual, limits: Limits,
                 channel: ProofChannel) -> tuple[tuple[Statement, ProofTables] | None, str]:
     """The statement (the channel's) and its clause tables when a proof can be written, else None and
     why not."""
-    from nqcsp.cnf import REFERENCE_BYTES_PER_CLAUSE, REFERENCE_SECONDS_PER_CLAUSE, reference_size
+    from nqcsp.proof.statement import REFERENCE_BYTES_PER_CLAUSE, REFERENCE_SECONDS_PER_CLAUSE, reference_size
 
     _, clauses = reference_size(residual)
     if clauses > PROOF_MAX_CLAUSES:
@@ -110,7 +110,7 @@ class BacktrackSolver:
             stats.update({REASON: time_limit_reason("search", limits.time_limit), STAGE: "search"})
             return Result(problem, Status.UNKNOWN, self.name, stats=stats)
         if plan is not None and sink is not None and outcome.proof_bytes:
-            # Evidence only: whether the proof counts is decided by nqcsp.certify, from its channel.
+            # Evidence only: whether the proof counts is decided by nqcsp.proof.certify, from its channel.
             details: dict[str, Any] = {"search": "backtrack", "format": "binary", "nodes": outcome.nodes,
                                        **channel.evidence()}
             return Result(problem, Status.UNSAT, self.name, certificate=Certificate("lrat", (), details),

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from nqcsp.limits import Limits
-from nqcsp.problem import Problem
-from nqcsp.result import Result
+from nqcsp.board.problem import Problem
+from nqcsp.board.result import Result
+from nqcsp.runtime.limits import Limits
 
 # The stats vocabulary: every backend reports the same names for the same things. A name that more than one
 # module writes or reads is a constant here; a measurement only one backend takes (its solver's counters,
@@ -27,7 +27,6 @@ SOLVE_S = "solve_s"          # seconds inside the backend, build included
 BUILD_S = "build_s"          # seconds building a model or formula
 SEARCH_S = "search_s"        # seconds searching
 PROVE_S = "prove_s"          # seconds producing a proof
-CHECK_S = "check_s"          # seconds checking a certificate (in its details)
 VERIFY_S = "verify_s"        # seconds verifying a solution
 WALL_S = "wall_s"            # seconds of the whole call, set by nqcsp.solve
 NODES = "nodes"              # search nodes of a backtracking search
@@ -40,8 +39,8 @@ class Solver(Protocol):
 
     An incomplete backend answers SAT or UNKNOWN, never UNSAT. A complete backend answers UNSAT only
     with a ``Certificate`` carrying its evidence; whether that evidence is checked is decided outside the
-    backend (``nqcsp.certify``). ``options`` are already resolved: every declared option is present.
-    Stages that may be slow or large consult ``limits`` and may raise ``nqcsp.limits.Unfinished``.
+    backend (``nqcsp.proof.certify``). ``options`` are already resolved: every declared option is present.
+    Stages that may be slow or large consult ``limits`` and may raise ``nqcsp.runtime.limits.Unfinished``.
     """
 
     def solve(self, problem: Problem, *, limits: Limits, seed: int | None, **options: Any) -> Result: ...

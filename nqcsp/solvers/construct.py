@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.construction import (
+from nqcsp.board.construction import (
     BYTES_PER_QUEEN,
     CLOSED_FORM_S_PER_QUEEN,
     IMAGE_S_PER_QUEEN,
@@ -19,11 +19,11 @@ from nqcsp.construction import (
     closed_form,
     modular,
 )
-from nqcsp.limits import Limits
-from nqcsp.problem import Problem
-from nqcsp.result import Result, Status, columns_array
+from nqcsp.board.problem import Problem
+from nqcsp.board.result import Result, Status, columns_array
+from nqcsp.board.symmetry import SYMMETRIES, covers_all, transform
+from nqcsp.runtime.limits import Limits
 from nqcsp.solvers.base import REASON, SOLVE_S, Clock
-from nqcsp.symmetry import SYMMETRIES, covers_all, transform
 
 
 class ConstructSolver:

@@ -48,13 +48,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqcsp.certify import empty_line_certificate
-from nqcsp.cnf import RESIDUAL_S_PER_CELL
-from nqcsp.construction import permutation_near
-from nqcsp.limits import Limits, OutOfTime, Unfinished, time_limit_reason
-from nqcsp.problem import Problem
-from nqcsp.residual import Residual, estimated_bytes, residual_of
-from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
+from nqcsp.board.construction import permutation_near
+from nqcsp.board.problem import Problem
+from nqcsp.board.residual import RESIDUAL_S_PER_CELL, Residual, estimated_bytes, residual_of
+from nqcsp.board.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
+from nqcsp.proof.certify import empty_line_certificate
+from nqcsp.runtime.limits import Limits, OutOfTime, Unfinished, time_limit_reason
 from nqcsp.solvers.base import BUILD_S, REASON, SEARCH_S, SOLVE_S, STAGE
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.construction import (
+from nqcsp.board.construction import (
     NEAR_SOLUTION_S_PER_QUEEN,
     composed,
     composition_factors,
@@ -27,10 +27,10 @@ from nqcsp.construction import (
     padding_origin,
     swap_in,
 )
-from nqcsp.lazy import load, loaded
-from nqcsp.limits import Limits, time_limit_reason
-from nqcsp.problem import Problem
-from nqcsp.result import Result, Status, columns_array
+from nqcsp.board.problem import Problem
+from nqcsp.board.result import Result, Status, columns_array
+from nqcsp.runtime.lazy import load, loaded
+from nqcsp.runtime.limits import Limits, time_limit_reason
 from nqcsp.solvers.base import REASON, STAGE, Clock
 
 _DEFAULT_RESTARTS = 10

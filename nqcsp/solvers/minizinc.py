@@ -26,9 +26,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from nqcsp.limits import Limits, OutOfTime, time_limit_reason
-from nqcsp.problem import Problem
-from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
+from nqcsp.board.problem import Problem
+from nqcsp.board.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
+from nqcsp.runtime.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.solvers.base import REASON, SOLVE_S, STAGE, Clock
 
 BINARY = "minizinc"

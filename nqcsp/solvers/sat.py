@@ -1,15 +1,15 @@
-"""SAT backend (complete): the residual board (``nqcsp.residual``) searched by a fast CNF, UNSAT proven on
-the reference statement (``nqcsp.statement``).
+"""SAT backend (complete): the residual board (``nqcsp.board.residual``) searched by a fast CNF, UNSAT proven
+on the reference statement (``nqcsp.proof.statement``).
 
 - **search**: the residual board under a fast cardinality encoding (native at-most-ones in minicard by
-  default, or any encoding of ``nqcsp.cnf``), guided by a hint: the closed-form solution with the
+  default, or any encoding of ``nqcsp.solvers.cnf``), guided by a hint: the closed-form solution with the
   mandatory queens swapped in, its unattacked free-row queens as assumptions minus a random sample of
   rows it may re-place; the sample grows until no assumption is left, which is the plain, complete call.
   A model is lifted back to the full board with ``Residual.lift``.
 - **proof**: a proof-producing solver (CaDiCaL 1.9.5 by default) on the reference CNF of the residual
   board itself, with no auxiliary variables: the statement a reader can audit. Its DRAT proof goes into a
-  ``Certificate("drat", ...)`` with the CNF and proof bytes; the backend does not check it: ``nqcsp.certify``
-  does, once, after rebuilding the reference CNF from the problem.
+  ``Certificate("drat", ...)`` with the CNF and proof bytes; the backend does not check it:
+  ``nqcsp.proof.certify`` does, once, after rebuilding the reference CNF from the problem.
 
 ``proof="auto"`` (default) searches first and proves only an UNSAT. If the reference CNF then has a model,
 the fast encoder was wrong: that is raised as ``InternalSolverError`` naming both (the project's rule for
@@ -34,28 +34,30 @@ from typing import Any
 
 import numpy as np
 
-from nqcsp.certify import attack_certificate, empty_line_certificate
-from nqcsp.cnf import (
+from nqcsp.board.construction import permutation_near
+from nqcsp.board.problem import Problem
+from nqcsp.board.residual import RESIDUAL_S_PER_CELL, Residual, need_residual_memory, residual_of
+from nqcsp.board.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
+from nqcsp.proof.certify import attack_certificate, empty_line_certificate
+from nqcsp.proof.statement import (
+    REFERENCE_BYTES_PER_CLAUSE,
+    REFERENCE_SECONDS_PER_CLAUSE,
+    VERSION,
+    reference_clauses_at_least,
+    reference_cnf,
+    reference_size,
+)
+from nqcsp.runtime.limits import Limits, OutOfTime, time_limit_reason
+from nqcsp.solvers.base import BUILD_S, PROVE_S, REASON, SEARCH_S, SOLVE_S, Clock
+from nqcsp.solvers.cnf import (
     BYTES_PER_LITERAL,
     LOAD_S_PER_LITERAL,
     NATIVE,
-    REFERENCE_BYTES_PER_CLAUSE,
-    REFERENCE_SECONDS_PER_CLAUSE,
-    RESIDUAL_S_PER_CELL,
     SECONDS_PER_LITERAL,
     Formula,
     encode_residual,
-    reference_clauses_at_least,
-    reference_size,
     residual_literals,
 )
-from nqcsp.construction import permutation_near
-from nqcsp.limits import Limits, OutOfTime, time_limit_reason
-from nqcsp.problem import Problem
-from nqcsp.residual import Residual, need_residual_memory, residual_of
-from nqcsp.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
-from nqcsp.solvers.base import BUILD_S, PROVE_S, REASON, SEARCH_S, SOLVE_S, Clock
-from nqcsp.statement import VERSION, reference_cnf
 
 SEARCH_SOLVER = "minicard"
 SEARCH_ENCODING = NATIVE
@@ -312,7 +314,7 @@ def solver_stats(solver: Any) -> dict[str, Any]:
 
 def prove(residual: Residual, sat_solver: str, limits: Limits) -> SatAnswer:
     """Run a proof-producing solver on the reference CNF: a model (True, lifted), or UNSAT with a ``drat``
-    certificate holding the statement and the proof, unchecked (``nqcsp.certify`` checks it)."""
+    certificate holding the statement and the proof, unchecked (``nqcsp.proof.certify`` checks it)."""
     problem = residual.problem
     started = time.perf_counter()
     num_vars, num_clauses = sized_reference(residual, limits, "prove", REFERENCE_BYTES_PER_CLAUSE,
@@ -359,8 +361,8 @@ def prove(residual: Residual, sat_solver: str, limits: Limits) -> SatAnswer:
 
 
 class SatSolver:
-    """Options: ``encoding`` (search only, see ``nqcsp.cnf.ENCODINGS``), ``sat_solver`` (a PySAT name),
-    ``proof`` (``"auto"``, True, False), ``hint`` (bool, search only). ``seed`` drives the hint's row
+    """Options: ``encoding`` (search only, see ``nqcsp.solvers.cnf.ENCODINGS``), ``sat_solver`` (a PySAT
+    name), ``proof`` (``"auto"``, True, False), ``hint`` (bool, search only). ``seed`` drives the hint's row
     sample; the SAT solvers themselves are deterministic.
     """
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nqcsp._jit import njit, prefetch
+from nqcsp.runtime.jit import njit, prefetch
 
 # Indices into the int64 state array.
 PHASE = 0
