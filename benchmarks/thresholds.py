@@ -4,6 +4,9 @@ blocked sets beyond the known terms.
     python -m benchmarks.thresholds sweep [--from 4] [--to 16] [--jobs 1] [--check] [--search-first S]
     python -m benchmarks.thresholds project --n 18 --k 4 [--sample 6]
     python -m benchmarks.thresholds search [--n 21 22] [--queens 5] [--time-limit 60] [--jobs 2]
+    python -m benchmarks.thresholds evidence --from 4 --to 22 [--jobs 2] [--search-first 5] [--up-to K]
+                                             [--checkpoint DIR] [--out benchmarks/results/thresholds]
+    python -m benchmarks.thresholds check [--from 4] [--to 26] [--jobs 2] [--cake-lpr PATH] [--dask]
 
 ``sweep`` runs ``nqcsp.completion_threshold(n)`` per n and prints a(n), the classes of every level, the
 blocked set and its certificate, and the CPU seconds (user + sys of this process with ``--jobs 1``, where
@@ -15,7 +18,14 @@ level from the tasks' estimated sizes: CPU seconds = sum over tasks of (its esti
 CPU seconds per estimated k-set); on W workers, the larger of that / W and the longest single task.
 
 ``search`` runs ``nqcsp.studies.blockade_search.search`` (one annealing chain per job) and prints what it
-decided. """
+decided.
+
+``evidence`` computes a(n) for each n with ``nqcsp.completion_threshold`` and writes its evidence as
+``OUT/a<n>.json.xz`` (what ``nqcsp check-threshold`` reads) and what the run did as ``OUT/a<n>.run.json``
+(times, witnesses per level, the search spent; not evidence). ``check`` re-checks every ``OUT/a<n>.json.xz``
+in a fresh process each (``nqcsp check-threshold``, its wall seconds and peak memory measured from
+outside), and prints the table: n, a(n), the blocked set, the sets of each level, the witnesses, the file's
+size and SHA-256, and the re-check's time and memory, beside the published terms."""
 
 from __future__ import annotations
 
@@ -67,9 +77,9 @@ def sweep(first: int, last: int, jobs: int, check: bool, search_first: float) ->
                 checked = f" {time.perf_counter() - began:>7.2f}" + ("" if report.ok else " INVALID")
                 wrong += not report.ok
             queens = " ".join(f"{r},{c}" for r, c in found.blocked)
+            summary = found.certificate.summary() if found.certificate is not None else "no blocked set"
             print(f"{n:>3} {found.value:>4} {expected if expected is not None else '-':>4}  {levels:<34} "
-                  f"{stopped:<22} {cpu:>7.2f} {wall:>7.2f}{checked}  {queens}; {found.certificate.summary()}",
-                  flush=True)
+                  f"{stopped:<22} {cpu:>7.2f} {wall:>7.2f}{checked}  {queens}; {summary}", flush=True)
     finally:
         pool.shutdown(wait=True)
     print(f"total: {total_cpu:.1f} CPU s, {total_wall:.1f} s wall; {wrong} disagreements")
@@ -135,6 +145,87 @@ def search(sizes: Sequence[int], queens: int, time_limit: float, jobs: int, seed
     return 0
 
 
+OUT = "benchmarks/results/thresholds"
+
+
+def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int | None,
+             checkpoint: str | None, out: str) -> int:
+    import json
+    import pathlib
+
+    import nqcsp
+    from nqcsp.runtime.parallel import InProcess, ProcessPool
+    from nqcsp.studies.evidence import write_evidence
+    from nqcsp.studies.queen_sets import load_queen_set_kernels
+
+    load_queen_set_kernels()
+    folder = pathlib.Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(first, last + 1):
+        pool = InProcess() if jobs == 1 else ProcessPool(jobs)
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        try:
+            where = None if checkpoint is None else str(pathlib.Path(checkpoint) / f"n{n}")
+            found = nqcsp.completion_threshold(n, executor=pool, search_first=search_first, up_to=up_to,
+                                               checkpoint_dir=where)
+        finally:
+            pool.shutdown(wait=True)
+        wall = time.perf_counter() - wall0
+        write_evidence(found.evidence(), folder / f"a{n}.json.xz")
+        run = {**found.run_json(), "wall_s": round(wall, 2), "jobs": jobs, "search_first": search_first,
+               "up_to": up_to, "parent_cpu_s": round(time.process_time() - cpu0, 2),
+               "task_cpu_s": round(sum(level.seconds for level in found.levels), 2)}
+        (folder / f"a{n}.run.json").write_text(json.dumps(run, indent=1) + "\n")
+        print(f"{found.evidence().claim}: {len(found.witnesses)} witnesses, {wall:.1f} s wall, "
+              f"{run['task_cpu_s']} task CPU s", flush=True)
+    return 0
+
+
+def check(first: int, last: int, jobs: int, out: str, cake_lpr: str | None, dask: bool) -> int:
+    import hashlib
+    import pathlib
+    import subprocess
+    import sys
+
+    from nqcsp.studies.evidence import read_evidence
+
+    folder = pathlib.Path(out)
+    wrong = 0
+    print(f"{'n':>3} {'a(n)':>6} {'OEIS':>4}  {'blocked set':<32} {'sets per level k = 1, 2, ...':<52} "
+          f"{'witnesses':>9} {'file KB':>8} {'sha256':<16} {'check s':>8} {'peak MB':>8}")
+    for n in range(first, last + 1):
+        path = folder / f"a{n}.json.xz"
+        if not path.exists():
+            continue
+        data = path.read_bytes()
+        command = [sys.executable, "-m", "nqcsp", "check-threshold", str(path), "--jobs", str(jobs)]
+        if dask:
+            command.append("--dask")
+        if cake_lpr:
+            command += ["--checker", f"cake_lpr={cake_lpr}"]
+        began = time.perf_counter()
+        # /usr/bin/time -f %M: the peak resident memory of the command and the workers it waited for.
+        done = subprocess.run(["/usr/bin/time", "-f", "%M", *command], capture_output=True, text=True)
+        seconds = time.perf_counter() - began
+        said = done.stderr.strip().splitlines()
+        peak = int(said[-1]) / 1024 if said and said[-1].isdigit() else float("nan")
+        evidence = read_evidence(data)
+        expected = OEIS_A374013.get(n)
+        good = done.returncode == 0 and (expected is None or (evidence.exact and expected == evidence.value))
+        wrong += not good
+        queens = " ".join(f"{r},{c}" for r, c in evidence.blocked) or "none known"
+        sets = ", ".join(f"{count:,}" for count in evidence.levels[1:])
+        claim = ("= " if evidence.exact else ">=") + str(evidence.value)
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        print(f"{n:>3} {claim:>6} {expected if expected is not None else '-':>4}  {queens:<32} {sets:<52} "
+              f"{len(evidence.witnesses):>9} {len(data) / 1024:>8.0f} {digest} {seconds:>8.1f} {peak:>8.0f}"
+              + ("" if good else "  INVALID"), flush=True)
+        if not good:
+            print(done.stdout[-2000:], done.stderr[-2000:])
+    print(f"{wrong} invalid or disagreeing")
+    return 1 if wrong else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.thresholds",
                                      description=__doc__.split("\n")[0])
@@ -157,7 +248,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     three.add_argument("--time-limit", type=float, default=60.0)
     three.add_argument("--jobs", type=int, default=2)
     three.add_argument("--seed", type=int, default=0)
+    four = sub.add_parser("evidence")
+    four.add_argument("--from", dest="first", type=int, default=4)
+    four.add_argument("--to", dest="last", type=int, default=16)
+    four.add_argument("--jobs", type=int, default=2)
+    four.add_argument("--search-first", type=float, default=5.0)
+    four.add_argument("--up-to", type=int, default=None)
+    four.add_argument("--checkpoint", default=None)
+    four.add_argument("--out", default=OUT)
+    five = sub.add_parser("check")
+    five.add_argument("--from", dest="first", type=int, default=4)
+    five.add_argument("--to", dest="last", type=int, default=40)
+    five.add_argument("--jobs", type=int, default=2)
+    five.add_argument("--out", default=OUT)
+    five.add_argument("--cake-lpr", default=None)
+    five.add_argument("--dask", action="store_true")
     args = parser.parse_args(argv)
+    if args.command == "evidence":
+        return evidence(args.first, args.last, args.jobs, args.search_first, args.up_to, args.checkpoint,
+                        args.out)
+    if args.command == "check":
+        return check(args.first, args.last, args.jobs, args.out, args.cake_lpr, args.dask)
     if args.command == "sweep":
         return sweep(args.first, args.last, args.jobs, args.check, args.search_first)
     if args.command == "project":

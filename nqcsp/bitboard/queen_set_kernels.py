@@ -400,3 +400,67 @@ def estimate_completions(n, allowed, probes, rng, work, placed):
         if alive:
             total += product
     return total / probes
+
+
+# --- sets known covered, across tasks: a bit per k-set of the board --------------------------------------
+# A k-set's bit is its colex rank: the sum over its codes c_0 < ... < c_{k-1} of C(c_i, i + 1), taken from
+# ``binom[i + 1, c_i]``. Marking goes row-combination by row-combination with the largest row outermost, so
+# the innermost loop moves the rank by the smallest code only and the bits it sets lie close together.
+
+
+@njit(cache=True, nogil=True)
+def mark_known(n, k, witnesses, binom, bits):
+    """Set the bit of every k-set that is a k-subset of a witness (columns by row) or of one of its 8
+    images: sets known to extend to a solution. Returns how many bits were newly set."""
+    image = np.empty(n, np.int64)
+    rows = np.empty(k + 1, np.int64)
+    partial = np.zeros(k + 1, np.int64)
+    new = 0
+    for w in range(witnesses.shape[0]):
+        for s in range(8):
+            for row in range(n):
+                r, c = _image(n, s, row, witnesses[w, row])
+                image[r] = c
+            position = k - 1
+            rows[position] = position - 1
+            rows[k] = n
+            while position < k:
+                rows[position] += 1
+                if rows[position] >= rows[position + 1]:
+                    position += 1
+                    continue
+                row = rows[position]
+                partial[position] = partial[position + 1] + binom[position + 1, row * n + image[row]]
+                if position > 0:
+                    position -= 1
+                    rows[position] = position - 1
+                    continue
+                rank = partial[0]
+                bit = np.uint8(1) << np.uint8(rank & 7)
+                if bits[rank >> 3] & bit == 0:
+                    bits[rank >> 3] |= bit
+                    new += 1
+    return new
+
+
+@njit(cache=True, nogil=True)
+def take_known(n, k, keys, binom, bits, state):
+    """Mark WITNESSED every OPEN class among ``keys`` whose canonical set's bit is set (a witness of an
+    earlier task contains it). Returns how many were marked."""
+    base = n * n
+    cells = np.empty(k, np.int64)
+    marked = 0
+    for index in range(keys.shape[0]):
+        if state[index] != OPEN:
+            continue
+        key = keys[index]
+        for i in range(k - 1, -1, -1):
+            cells[i] = key % base
+            key //= base
+        rank = np.int64(0)
+        for i in range(k):
+            rank += binom[i + 1, cells[i]]
+        if bits[rank >> 3] & (np.uint8(1) << np.uint8(rank & 7)):
+            state[index] = WITNESSED
+            marked += 1
+    return marked

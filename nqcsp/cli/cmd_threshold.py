@@ -16,8 +16,9 @@ from nqcsp.cli.common import (
     add_executor_arguments,
     board_size_arg,
     executor_from_args,
+    memory_arg,
     positive_float_arg,
-    read_input,
+    read_bounded,
 )
 
 
@@ -27,9 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="The largest a(n) such that every placement of a(n) or fewer non-attacking queens on "
                     "the N x N board extends to a solution: every class of k-sets for k <= a(n) covered by "
                     "a verified witness, and a set of a(n) + 1 queens with a checked certificate that it "
-                    "has none. --json prints the whole evidence, which 'nqcsp check-threshold' re-checks. "
-                    "Exit 0 done, 3 when a class stayed undecided, 130 on Ctrl-C (resume with the same "
-                    "--checkpoint).")
+                    "has none. --evidence writes the evidence (xz-compressed for a .xz name), which "
+                    "'nqcsp check-threshold' re-checks. Exit 0 done, 3 when a class stayed undecided, 130 "
+                    "on Ctrl-C (resume with the same --checkpoint).")
     parser.add_argument("n", type=board_size_arg, metavar="N")
     parser.add_argument("--json", action="store_true", help="print the evidence document as JSON")
     parser.add_argument("--evidence", metavar="FILE", help="also write the evidence document to FILE")
@@ -38,6 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--search-first", type=positive_float_arg, default=0.0, metavar="S",
                         help="search S seconds for a blocked set before each level's sweep (k >= 2); one "
                              "found ends the run there (for large boards)")
+    parser.add_argument("--up-to", type=board_size_arg, default=None, metavar="K",
+                        help="sweep no level past K: without a blocked set of K + 1 queens found by "
+                             "--search-first, the answer is the proven bound a(N) >= K")
+    parser.add_argument("--memory-limit", type=memory_arg, default=None, metavar="BYTES",
+                        help="memory for the sweep's cover caches, e.g. 4G (default: the memory available)")
     add_executor_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, metavar="K")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -45,28 +51,39 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     check = sub.add_parser(
         "check-threshold", help="re-check saved threshold evidence",
-        description="Re-check an evidence document of 'nqcsp threshold --json' without the search: the "
-                    "blocked set's certificate (its proof checked again), every witness verified as a "
-                    "solution, and every level's coverage recomputed independently. Exit 0 valid, 1 not, "
-                    "2 bad input.")
-    check.add_argument("file", metavar="FILE", help="evidence JSON ('-' for stdin)")
+        description="Re-check the evidence of 'nqcsp threshold --evidence' (JSON, or xz-compressed JSON) "
+                    "without the search: every field read and checked first; the blocked set's "
+                    "certificate (its proof checked again, and by every --checker given); every witness "
+                    "verified as a solution; every level's sets counted and matched with the sets the "
+                    "witnesses cover, by code the sweep does not use. Exit 0 valid, 1 not, 2 bad input, 3 "
+                    "the check does not fit the time or memory limit.")
+    check.add_argument("file", metavar="FILE", help="evidence, JSON or .json.xz ('-' for stdin)")
     check.add_argument("--time-limit", type=positive_float_arg, metavar="S",
-                       help="seconds for checking the certificate")
+                       help="seconds for the whole check (default: none)")
+    check.add_argument("--memory-limit", type=memory_arg, default=None, metavar="BYTES",
+                       help="memory budget, e.g. 4G (default: the memory available)")
+    check.add_argument("--checker", action="append", default=[], metavar="NAME=PATH",
+                       help="also check the blocked set's LRAT proof with an outside checker: cake_lpr=PATH")
+    add_executor_arguments(check)
     check.set_defaults(run=run_check)
 
 
 def run(args: argparse.Namespace) -> int:
     from nqcsp.cli.progress import SweepBar
+    from nqcsp.studies.evidence import write_evidence
     from nqcsp.studies.queen_sets import load_queen_set_kernels
     from nqcsp.studies.threshold import UndecidedError, completion_threshold
 
     if args.n < 4:
         raise UsageError(f"N must be at least 4 (OEIS A374013 starts at n = 4), got {args.n}")
+    if args.up_to is not None and args.up_to >= args.n:
+        raise UsageError(f"--up-to must be below N = {args.n}, got {args.up_to}")
     bar = SweepBar(not args.no_progress)
     try:
         with executor_from_args(args, warm=load_queen_set_kernels) as executor:
             found = completion_threshold(args.n, executor=executor, seed=args.seed,
                                          checkpoint_dir=args.checkpoint, search_first=args.search_first,
+                                         up_to=args.up_to, memory_limit=args.memory_limit,
                                          progress=bar.update)
     except KeyboardInterrupt:
         bar.close()
@@ -78,47 +95,52 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"nqcsp: unknown: {exc}\n")
         return EXIT_UNKNOWN
     bar.close()
-    document = found.to_json()
     if args.evidence:
         try:
-            with open(args.evidence, "w", encoding="utf-8") as handle:
-                json.dump(document, handle)
+            write_evidence(found.evidence(), args.evidence)
         except OSError as exc:
             raise UsageError(f"cannot write {args.evidence!r}: {exc.strerror}") from None
     if args.json:
-        json.dump(document, sys.stdout)
+        json.dump(found.to_json(), sys.stdout)
         sys.stdout.write("\n")
         sys.stdout.flush()
         return EXIT_OK
-    queens = " ".join(f"{r},{c}" for r, c in found.blocked)
-    print(f"a({found.n}) = {found.value}")
-    print(f"blocked: {len(found.blocked)} queens {queens}: {found.certificate.summary()}")
-    print(f"{'k':>3} {'classes':>10} {'sets':>12} {'witnessed':>10} {'searched':>9} {'seconds':>8}")
+    print(found.evidence().claim)
+    if found.exact and found.certificate is not None:
+        queens = " ".join(f"{r},{c}" for r, c in found.blocked)
+        print(f"blocked: {len(found.blocked)} queens {queens}: {found.certificate.summary()}")
+    print(f"{'k':>3} {'classes':>10} {'sets':>12} {'witnessed':>10} {'searched':>9} {'witnesses':>9} "
+          f"{'seconds':>8}")
     for level in found.levels:
         print(f"{level.k:>3} {level.classes:>10} {level.ksets:>12} {level.covered:>10} {level.searched:>9} "
-              f"{level.seconds:>8.2f}")
+              f"{level.witnesses:>9} {level.seconds:>8.2f}")
     stop = found.blocked_level
-    how = (f"after {stop.get('tasks_done')} of {stop.get('tasks')} tasks of the sweep"
-           if stop.get("found_by") == "sweep" else f"found by the search, {stop.get('search_seconds')} s")
-    print(f"{stop.get('k')} queens: the first blocked class {how}, "
-          f"{stop.get('classes_decided_before_stop')} classes decided; {len(found.witnesses)} witnesses; "
-          f"{found.seconds:.2f} s")
+    if found.exact:
+        how = (f"after {stop.get('tasks_done')} of {stop.get('tasks')} tasks of the sweep"
+               if stop.get("found_by") == "sweep" else f"found by the search, {stop.get('search_seconds')} s")
+        print(f"{stop.get('k')} queens: the first blocked class {how}, "
+              f"{stop.get('classes_decided_before_stop')} classes decided")
+    elif found.search:
+        spent = found.search
+        print(f"{spent['k']} queens: no blocked set found by the search ({spent['seconds']} s, "
+              f"{spent['moves']} moves, {spent['decided']} classes decided exactly, all completable)")
+    print(f"{len(found.witnesses)} witnesses in the evidence; {found.seconds:.2f} s")
     sys.stdout.flush()
     return EXIT_OK
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from nqcsp.studies.threshold import check_threshold
+    from nqcsp.proof.outside import outside_checker
+    from nqcsp.runtime.limits import Limits
+    from nqcsp.studies.evidence import MAX_DOCUMENT_BYTES, check_evidence, read_evidence
 
-    text = read_input(args.file)
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"{args.file!r} is not JSON: {exc}") from None
-    report = check_threshold(document, time_limit=args.time_limit)
+    limits = Limits.start(args.time_limit, args.memory_limit)
+    checkers = tuple(outside_checker(text) for text in args.checker)
+    evidence = read_evidence(read_bounded(args.file, min(MAX_DOCUMENT_BYTES, limits.memory // 8), "evidence"))
+    with executor_from_args(args) as executor:
+        report = check_evidence(evidence, limits=limits, executor=executor, outside=checkers)
     for line in report.lines:
         print(line)
-    verdict = "valid" if report.ok else "INVALID"
-    print(f"{verdict}: a({document.get('n')}) = {document.get('value')}")
+    print(f"{'valid' if report.ok else 'INVALID'}: {evidence.claim}")
     sys.stdout.flush()
     return EXIT_OK if report.ok else EXIT_NO

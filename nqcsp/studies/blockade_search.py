@@ -111,16 +111,92 @@ def _random_cell(n: int, others: list[int], rng: np.random.Generator) -> int | N
     return None
 
 
-def search_blocked(n: int, k: int, time_limit: float, seed: int = 0, stop_at_first: bool = False,
-                   until: float | None = None) -> SearchReport:
-    """One annealing chain for ``time_limit`` seconds (see the module's doc), and not past ``until`` (a
-    ``time.time()`` instant: the caller's deadline, which a worker that started late must keep too)."""
+def _decide(n: int, k: int, cells: list[int], board: _Board, report: SearchReport, decided: set[int],
+            deadline: float, seed: int) -> None:
+    """Decide the class of ``cells`` exactly, once: a randomised search for a solution, then the residual
+    engine, and a set with none certified by ``nqcsp.solve(..., solver="auto")``; the outcome goes into
+    ``report``."""
     from nqcsp.api import solve
     from nqcsp.bitboard import queen_set_kernels as kernels
     from nqcsp.bitboard.residual_search import first_solution
     from nqcsp.board.problem import Problem
     from nqcsp.board.residual import residual_within
     from nqcsp.runtime.limits import Limits
+
+    codes = np.array(cells, dtype=np.int64)
+    least, _, size = kernels.class_of(n, codes, k, board.scratch)
+    if int(least) in decided:
+        return
+    decided.add(int(least))
+    queens = key_cells(n, k, int(least))
+    kernels.allowed_rows(n, codes, k, board.allowed)
+    found = kernels.random_solution(n, board.allowed, NODES_PER_ROW * n, board.rng, board.columns,
+                                    *board.masks)
+    report.decided += 1
+    if found == 1:
+        report.completable += 1
+        return
+    left = deadline - time.perf_counter()
+    if found == 0:
+        problem = Problem(n, queens)
+        limits = Limits.start(max(left, 0.01))
+        outcome = first_solution(residual_within(problem, limits), limits)
+        if outcome.solution is not None:
+            report.completable += 1
+            return
+        if not outcome.exhausted:
+            report.undecided.append(UndecidedClass(queens, int(size), "the residual search ran out of time"))
+            return
+    began = time.perf_counter()
+    result = solve(n, list(queens), solver="auto", seed=seed, time_limit=max(left, 0.05))
+    if result.status is Status.SAT:
+        raise InternalSolverError(f"n = {n}: {queens} was searched exhaustively without a solution, "
+                                  f"but {result.solver} found one")
+    certificate = result.certificate
+    if result.status is Status.UNSAT and certificate is not None and certificate.checked:
+        report.blocked.append(BlockedClass(queens, int(size), result.solver, certificate.to_json(),
+                                           time.perf_counter() - began))
+    else:
+        report.undecided.append(UndecidedClass(queens, int(size), str(result.stats.get("reason", ""))))
+
+
+def block_placements(n: int, k: int) -> list[list[int]]:
+    """Every solution of the k-queens problem placed as a k x k block anywhere on the n x n board (as cell
+    codes), the blocks nearest the centre first: every blocked 4- and 5-set found by the sweeps and the
+    annealing up to n = 23 is one of these."""
+    from nqcsp.bitboard import solutions
+
+    small = [list(columns) for columns in solutions(k)]
+    centre = (n - k) / 2
+    offsets = sorted(((r, c) for r in range(n - k + 1) for c in range(n - k + 1)),
+                     key=lambda rc: (max(abs(rc[0] - centre), abs(rc[1] - centre)), rc))
+    return [[(r + row) * n + c + col for row, col in enumerate(columns)]
+            for r, c in offsets for columns in small]
+
+
+def search_blocks(n: int, k: int, time_limit: float, seed: int = 0,
+                  stop_at_first: bool = False) -> SearchReport:
+    """Decide ``block_placements(n, k)`` one class at a time, for ``time_limit`` seconds at most."""
+    n, k = check_size(n, k)
+    started = time.perf_counter()
+    deadline = started + time_limit
+    report = SearchReport(n, k)
+    board = _Board(n, k, seed)
+    decided: set[int] = set()
+    for cells in block_placements(n, k):
+        if time.perf_counter() >= deadline or (stop_at_first and report.blocked):
+            break
+        report.moves += 1
+        _decide(n, k, cells, board, report, decided, deadline, seed)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def search_blocked(n: int, k: int, time_limit: float, seed: int = 0, stop_at_first: bool = False,
+                   until: float | None = None) -> SearchReport:
+    """One annealing chain for ``time_limit`` seconds (see the module's doc), and not past ``until`` (a
+    ``time.time()`` instant: the caller's deadline, which a worker that started late must keep too)."""
+    from nqcsp.bitboard import queen_set_kernels as kernels
 
     n, k = check_size(n, k)
     if not time_limit > 0:
@@ -141,42 +217,7 @@ def search_blocked(n: int, k: int, time_limit: float, seed: int = 0, stop_at_fir
                                                   board.placed))
 
     def decide(cells: list[int]) -> None:
-        codes = np.array(cells, dtype=np.int64)
-        least, _, size = kernels.class_of(n, codes, k, board.scratch)
-        if int(least) in decided:
-            return
-        decided.add(int(least))
-        queens = key_cells(n, k, int(least))
-        kernels.allowed_rows(n, codes, k, board.allowed)
-        found = kernels.random_solution(n, board.allowed, NODES_PER_ROW * n, board.rng, board.columns,
-                                        *board.masks)
-        report.decided += 1
-        if found == 1:
-            report.completable += 1
-            return
-        left = deadline - time.perf_counter()
-        if found == 0:
-            problem = Problem(n, queens)
-            limits = Limits.start(max(left, 0.01))
-            outcome = first_solution(residual_within(problem, limits), limits)
-            if outcome.solution is not None:
-                report.completable += 1
-                return
-            if not outcome.exhausted:
-                report.undecided.append(UndecidedClass(queens, int(size),
-                                                       "the residual search ran out of time"))
-                return
-        began = time.perf_counter()
-        result = solve(n, list(queens), solver="auto", seed=seed, time_limit=max(left, 0.05))
-        if result.status is Status.SAT:
-            raise InternalSolverError(f"n = {n}: {queens} was searched exhaustively without a solution, "
-                                      f"but {result.solver} found one")
-        certificate = result.certificate
-        if result.status is Status.UNSAT and certificate is not None and certificate.checked:
-            report.blocked.append(BlockedClass(queens, int(size), result.solver, certificate.to_json(),
-                                               time.perf_counter() - began))
-        else:
-            report.undecided.append(UndecidedClass(queens, int(size), str(result.stats.get("reason", ""))))
+        _decide(n, k, cells, board, report, decided, deadline, seed)
 
     def fresh() -> list[int]:
         cells: list[int] = []

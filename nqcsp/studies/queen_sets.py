@@ -214,14 +214,92 @@ class TaskOutcome:
                    bool(data["complete"]), float(data["seconds"]))
 
 
+# --- the sets known covered, shared by the tasks of a sweep --------------------------------------------
+
+# Bytes of the bit per k-set of the board above which a sweep keeps no cover cache.
+COVER_CACHE_MAX_BYTES = 2 << 30
+_ATTACHED: dict[str, np.ndarray] = {}
+
+
+def cover_cache_bytes(n: int, k: int) -> int:
+    """Bytes of a bit per k-set of the n x n board's cells (colex rank)."""
+    return math.comb(n * n, k) // 8 + 1
+
+
+@dataclass(frozen=True)
+class CoverCache:
+    """The k-sets known to extend to a solution, shared by the tasks of one sweep: a bit per k-set of the
+    board, set for every k-subset (and image) of every witness found so far. A task skips the classes it
+    finds set, so a witness found by one task covers the classes of every later task: the sweep keeps far
+    fewer witnesses. The bits live in the file ``path`` in shared memory (/dev/shm) when the sweep made
+    one, mapped by every process of a local pool or cluster; a process that cannot open it (a worker on
+    another machine) keeps its own. Only a hint: two processes setting bits of one byte at once may lose
+    one, and a task then finds a witness it did not need; a bit is never set without a witness, and the
+    evidence is re-checked on its own."""
+
+    n: int
+    k: int
+    path: str | None = None
+
+    def bits(self) -> np.ndarray:
+        key = self.path or f"private-{self.n}-{self.k}"
+        if key not in _ATTACHED:
+            size = cover_cache_bytes(self.n, self.k)
+            bits = None
+            if self.path is not None:
+                try:
+                    bits = np.memmap(self.path, dtype=np.uint8, mode="r+", shape=(size,))
+                except (OSError, ValueError):
+                    bits = None       # another machine's cache: this process keeps its own
+            _ATTACHED.clear()         # one sweep at a time: an earlier level's bits are not needed
+            _ATTACHED[key] = bits if bits is not None else np.zeros(size, dtype=np.uint8)
+        return _ATTACHED[key]
+
+    def binom(self) -> np.ndarray:
+        return colex_table(self.n * self.n, self.k)
+
+
+def colex_table(cells: int, k: int) -> np.ndarray:
+    """``table[i, m]`` = C(m, i) for i <= k and m < cells: the colex rank of a set is the sum of
+    ``table[i + 1, c_i]`` over its ascending codes."""
+    table = np.zeros((k + 1, cells), dtype=np.int64)
+    for i in range(k + 1):
+        table[i] = [math.comb(m, i) for m in range(cells)]
+    return table
+
+
+@contextlib.contextmanager
+def cover_cache(n: int, k: int, memory: int) -> Generator[CoverCache | None, None, None]:
+    """A cover cache for a sweep of (n, k), in a file of shared memory removed at the end; None when k < 2
+    or its bits would take over a quarter of ``memory`` (or ``COVER_CACHE_MAX_BYTES``)."""
+    import os
+    import tempfile
+
+    size = cover_cache_bytes(n, k)
+    if k < 2 or size > min(memory // 4, COVER_CACHE_MAX_BYTES):
+        yield None
+        return
+    folder = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    handle, path = tempfile.mkstemp(prefix=f"nqcsp-cover-{n}-{k}-", dir=folder)
+    try:
+        os.ftruncate(handle, size)    # a sparse file of zeros: pages are made as bits are set
+        os.close(handle)
+        yield CoverCache(n, k, path)
+    finally:
+        _ATTACHED.pop(path, None)
+        os.unlink(path)
+
+
 def _rng(seed: int, task: SetTask) -> np.ndarray:
     mixed = (seed * 0x9E3779B97F4A7C15 + task.first * 1_000_003 + task.second_lo * 7919 + task.k) % 2**64
     return np.array([mixed or 1], dtype=np.uint64)
 
 
 def decide_task(task: SetTask, seed: int = 0, time_limit: float | None = None,
-                stop_at_blocked: bool = False) -> TaskOutcome:
-    """Decide every class of ``task`` (``time_limit``: seconds per candidate class, None for none)."""
+                stop_at_blocked: bool = False, cover: CoverCache | None = None) -> TaskOutcome:
+    """Decide every class of ``task`` (``time_limit``: seconds per candidate class, None for none). With
+    ``cover``, classes an earlier task's witness contains are covered at once, and this task's witnesses
+    go into the cache for the later ones."""
     from nqcsp.api import solve
     from nqcsp.bitboard.residual_search import first_solution
     from nqcsp.board.problem import Problem
@@ -236,6 +314,9 @@ def decide_task(task: SetTask, seed: int = 0, time_limit: float | None = None,
     state = np.zeros(len(keys), dtype=np.int8)
     rng = _rng(seed, task)
     kept: list[np.ndarray] = []
+    known = (cover.bits(), cover.binom()) if cover is not None else None
+    if known is not None:
+        kernels.take_known(n, k, keys, known[1], known[0], state)
     index = 0
     while index < len(keys):
         batch = np.empty((WITNESS_BATCH, n), dtype=np.int64)
@@ -244,7 +325,12 @@ def decide_task(task: SetTask, seed: int = 0, time_limit: float | None = None,
                                                         NODES_PER_ROW * n, rng, batch, gains)
         if conflict:
             raise InternalSolverError(f"{task}: a solution contains a class the search exhausted")
-        kept.append(batch[:written][gains[:written] > 0])
+        useful = batch[:written][gains[:written] > 0]
+        if known is not None and len(useful):
+            kernels.mark_known(n, k, useful, known[1], known[0])
+            # The rest of this task's classes that the new witnesses' images contain: covered too.
+            kernels.take_known(n, k, keys[index:], known[1], known[0], state[index:])
+        kept.append(useful)
     outcome = TaskOutcome(task, classes=len(keys), ksets=int(sizes.sum(dtype=np.int64)))
     searched_sat = 0
     for index in np.flatnonzero(state != kernels.WITNESSED).tolist():
@@ -267,6 +353,8 @@ def decide_task(task: SetTask, seed: int = 0, time_limit: float | None = None,
                     raise InternalSolverError(f"{task}: the residual search's solution for {cells} "
                                               "does not cover it, or contains an exhausted class")
                 kept.append(witness)
+                if known is not None:
+                    kernels.mark_known(n, k, witness, known[1], known[0])
                 searched_sat += 1
                 continue
             if not found.exhausted:
@@ -381,10 +469,11 @@ def load_queen_set_kernels() -> None:
 
 def iter_set_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: int | None = None,
                    seed: int = 0, time_limit: float | None = None, stop_at_blocked: bool = False,
-                   checkpoint: str | None = None,
-                   keep_witnesses: bool = False) -> Generator[SetSweep, None, None]:
+                   checkpoint: str | None = None, keep_witnesses: bool = False,
+                   cover: CoverCache | None = None) -> Generator[SetSweep, None, None]:
     """Run the sweep of (n, k), yielding the running account after each task (checked, and recorded in
-    ``checkpoint`` when given: a rerun with the same file resumes where it stopped).
+    ``checkpoint`` when given: a rerun with the same file resumes where it stopped). ``cover``: the
+    sweep's cover cache (``cover_cache``), filled first with the witnesses of resumed tasks.
 
     With ``stop_at_blocked`` the sweep ends at the first certified blocked class (what the threshold
     needs). Closing the generator, or an interrupt, cancels the pending tasks at once.
@@ -406,13 +495,15 @@ def iter_set_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: in
         check_outcome(outcome)
         account.add(outcome, keep_witnesses)
         account.resumed += 1
+        if cover is not None and len(outcome.witnesses):
+            _kernels().mark_known(n, k, outcome.witnesses, cover.binom(), cover.bits())
     if account.resumed:
         yield account
     if stop_at_blocked and account.blocked:
         return
     if executor is None and n <= 8:
         executor = InProcess()
-    work = [(task, seed, time_limit, stop_at_blocked) for task in pending]
+    work = [(task, seed, time_limit, stop_at_blocked, cover) for task in pending]
     with contextlib.closing(run_tasks(decide_task, work, executor=executor, jobs=jobs)) as results:
         for _, outcome in results:
             check_outcome(outcome)

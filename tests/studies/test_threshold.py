@@ -1,25 +1,37 @@
 """The completion threshold: a(n) from scratch against OEIS A374013 for small n (an oracle, never a table in
-the code), its blocked set against brute force, its account against brute-force set counts, saved evidence
-re-checked (and tampered evidence rejected), the CLI, and Ctrl-C then resume from a checkpoint."""
+the code), its blocked set against brute force, the evidence re-checked by code the sweep does not use
+(and tampered or malformed evidence refused, naming the field), the evidence files kept in the repository
+re-checked, the CLI, and Ctrl-C then resume from a checkpoint."""
 
+import base64
 import copy
 import itertools
 import json
+import lzma
+import math
+import pathlib
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from interrupting import interrupt_when, start_interruptible
 from naive import naive_has_solution
 from test_queen_sets import naive_sets
 
 import nqcsp
-from nqcsp.studies.queen_sets import orbit_of_set
-from nqcsp.studies.threshold import check_threshold, count_sets, covered_classes
+from nqcsp.cli import main as cli_main
+from nqcsp.runtime.limits import OutOfTime
+from nqcsp.studies import evidence as evidence_module
+from nqcsp.studies.evidence import count_sets, evidence_from_json, read_evidence
+from nqcsp.studies.queen_sets import cover_cache, iter_set_sweep
+from nqcsp.studies.threshold import check_threshold
 
 # OEIS A374013, offset 4: the oracle for the small boards computed here from scratch.
 A374013 = {4: 0, 5: 1, 6: 0, 7: 1, 8: 1, 9: 1, 10: 2, 11: 2, 12: 2, 13: 2, 14: 3, 15: 3, 16: 3, 17: 3}
+EVIDENCE = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "thresholds"
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +42,7 @@ def thresholds():
 @pytest.mark.parametrize("n", range(4, 11))
 def test_threshold_matches_oeis_with_evidence(n, thresholds):
     found = thresholds[n]
-    assert found.value == A374013[n]
+    assert found.value == A374013[n] and found.exact
     assert len(found.blocked) == found.value + 1
     assert not naive_has_solution(n, list(found.blocked))
     assert found.certificate.checked
@@ -43,60 +55,186 @@ def test_threshold_matches_oeis_with_evidence(n, thresholds):
 
 
 def test_independent_counts_match_brute_force():
+    from nqcsp.bitboard.coverage import images
+
     for n, k in [(5, 2), (6, 3), (7, 3), (8, 4)]:
         assert count_sets(n, k) == len(naive_sets(n, k))
-    # Every solution of 6 covers, with its images, every 2-set class it contains and nothing else.
-    solutions = [list(s) for s in nqcsp.solutions(6)]
-    classes = covered_classes(6, 2, np.array(solutions))
-    expected = {}
-    for s in solutions:
-        for pair in itertools.combinations(enumerate(s), 2):
-            orbit = orbit_of_set(6, pair)
-            expected[min(orbit)] = len(orbit)
-    assert sorted(classes.values()) == sorted(expected.values()) and len(classes) == len(expected)
+    # The witnesses' k-subsets and their images, counted by the coverage kernel and by brute force.
+    for n, take in [(7, None), (8, None), (8, 3)]:
+        solutions = np.array(list(nqcsp.solutions(n))[:take], dtype=np.uint8)
+        for k in range(4):
+            covered, finished = evidence_module._cover_task(n, k, solutions, 0, math.comb(n, k), None)
+            expected = {subset for picture in images(solutions).reshape(-1, n)
+                        for subset in itertools.combinations(enumerate(picture.tolist()), k)}
+            assert finished and covered == len(expected), (n, take, k)
+
+
+def test_the_cover_cache_keeps_fewer_witnesses_and_the_same_account():
+    from nqcsp.runtime.parallel import InProcess
+
+    accounts = []
+    for use in (False, True):
+        with cover_cache(14, 3, 1 << 30) as cache:
+            *_, account = iter_set_sweep(14, 3, executor=InProcess(), keep_witnesses=True,
+                                         cover=cache if use else None)
+        accounts.append(account)
+    plain, cached = accounts
+    assert (plain.classes, plain.ksets, len(plain.blocked)) \
+        == (cached.classes, cached.ksets, len(cached.blocked))
+    kept = [len(np.concatenate(a.witnesses)) for a in accounts]
+    assert kept[1] * 2 < kept[0], kept
+    for witness in np.concatenate(cached.witnesses):
+        assert nqcsp.verify(14, witness)
 
 
 def test_saved_evidence_is_rechecked_and_tampering_is_caught(thresholds):
     document = json.loads(json.dumps(thresholds[10].to_json()))
     assert check_threshold(document).ok
-    broken = copy.deepcopy(document)
-    broken["witnesses"][0][0] = broken["witnesses"][0][1]
-    assert not check_threshold(broken).ok
-    thin = copy.deepcopy(document)
-    thin["witnesses"] = thin["witnesses"][:3]       # too few to cover every class of 2 queens
-    report = check_threshold(thin)
-    assert not report.ok and any(line.startswith("FAIL  k = 2") for line in report.lines)
+
+    def with_witnesses(rows):
+        changed = copy.deepcopy(document)
+        data = np.asarray(rows, dtype=np.uint8)
+        changed["witnesses"] = {"count": len(data), "data": base64.b64encode(data.tobytes()).decode()}
+        return changed
+
+    witnesses = evidence_from_json(document).witnesses.copy()
+    broken = witnesses.copy()
+    broken[0, 0] = broken[0, 1]
+    report = check_threshold(with_witnesses(broken))
+    assert not report.ok and any("not solutions" in line for line in report.lines)
+    thin = check_threshold(with_witnesses(witnesses[:3]))      # too few to cover every set of 2 queens
+    assert not thin.ok and any(line.startswith("FAIL  k = 2") for line in thin.lines)
     forged = copy.deepcopy(document)
     # Three queens of a verified witness: completable, so no proof can be of this board.
-    forged["blocked"]["queens"] = [[row, int(col)] for row, col in enumerate(document["witnesses"][0][:3])]
+    forged["blocked"]["queens"] = [[row, int(col)] for row, col in enumerate(witnesses[0][:3])]
     assert forged["blocked"]["queens"] != document["blocked"]["queens"]
     assert not check_threshold(forged).ok
     lied = copy.deepcopy(document)
-    lied["levels"][2]["classes"] += 1
-    assert not check_threshold(lied).ok
-    with pytest.raises(ValueError, match="not an nqcsp threshold"):
+    lied["levels"][2]["sets"] += 1
+    report = check_threshold(lied)
+    assert not report.ok and any("the evidence records" in line for line in report.lines)
+    with pytest.raises(ValueError, match="not nqcsp threshold evidence"):
         check_threshold({"n": 10})
 
 
-def test_threshold_cli_and_check_threshold(tmp_path):
-    evidence = tmp_path / "a9.json"
-    out = subprocess.run([sys.executable, "-m", "nqcsp", "threshold", "9", "--evidence", str(evidence)],
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("a(9) = 1\n")
-    checked = subprocess.run([sys.executable, "-m", "nqcsp", "check-threshold", str(evidence)],
-                             capture_output=True, text=True, timeout=300)
-    assert checked.returncode == 0 and "valid: a(9) = 1" in checked.stdout, checked.stdout
-    document = json.loads(evidence.read_text())
-    document["witnesses"] = document["witnesses"][:1]
-    evidence.write_text(json.dumps(document))
-    rejected = subprocess.run([sys.executable, "-m", "nqcsp", "check-threshold", str(evidence)],
-                              capture_output=True, text=True, timeout=300)
-    assert rejected.returncode == 1 and "INVALID" in rejected.stdout
-    for argv in (["threshold", "3"], ["check-threshold", str(tmp_path / "missing.json")]):
-        bad = subprocess.run([sys.executable, "-m", "nqcsp", *argv], capture_output=True, text=True,
-                             timeout=60)
-        assert bad.returncode == 2 and len(bad.stderr.splitlines()) == 1, bad.stderr
+def _evidence_10(thresholds):
+    return json.loads(json.dumps(thresholds[10].to_json()))
+
+
+@pytest.mark.parametrize(("edit", "field"), [
+    (lambda d: d.update(version=99), "document.version"),
+    (lambda d: d.update(version=True), "document.version"),
+    (lambda d: d.update(value=2.7), "document.value"),
+    (lambda d: d.update(value="2"), "document.value"),
+    (lambda d: d.update(value=-5), "document.value"),
+    (lambda d: d.update(value=10**6), "document.value"),
+    (lambda d: d.update(n=10**30), "document.n"),
+    (lambda d: d.update(n=3), "document.n"),
+    (lambda d: d.update(extra=1), "document.extra"),
+    (lambda d: d.pop("levels"), "document.levels"),
+    (lambda d: d.update(exact="yes"), "document.exact"),
+    (lambda d: d["blocked"]["queens"].append(d["blocked"]["queens"][0]), "blocked.queens"),
+    (lambda d: d["blocked"]["queens"].__setitem__(1, d["blocked"]["queens"][0]), "blocked.queens"),
+    (lambda d: d["blocked"]["queens"].__setitem__(0, [0, 2**70]), "blocked.queens[0]"),
+    (lambda d: d["blocked"]["queens"].__setitem__(0, [0.0, 1]), "blocked.queens[0]"),
+    (lambda d: d["blocked"].update(certificate=[]), "blocked.certificate"),
+    (lambda d: d["blocked"].update(certificate=None), "blocked.certificate"),
+    (lambda d: d["blocked"]["certificate"].update(details="x"), "blocked.certificate.details"),
+    (lambda d: d["blocked"]["certificate"].update(details=[1]), "blocked.certificate.details"),
+    (lambda d: d["blocked"]["certificate"].update(kind="agreement"), "blocked.certificate.kind"),
+    (lambda d: d["blocked"]["certificate"]["details"]["proof"].update(base64="!!"), "proof.base64"),
+    (lambda d: d["levels"].pop(), "levels"),
+    (lambda d: d["levels"][1].update(k=2), "levels[1].k"),
+    (lambda d: d["levels"][1].update(sets=10**40), "levels[1].sets"),
+    (lambda d: d["witnesses"].update(count=10**12), "witnesses.count"),
+    (lambda d: d["witnesses"].update(count=d["witnesses"]["count"] + 1), "witnesses.data"),
+    (lambda d: d["witnesses"].update(data=[[0, 2, 4]]), "witnesses.data"),
+    (lambda d: d.update(exact=False), "document.blocked"),
+])
+def test_malformed_evidence_is_refused_naming_the_field(thresholds, edit, field):
+    document = _evidence_10(thresholds)
+    edit(document)
+    with pytest.raises(ValueError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        evidence_from_json(document)
+
+
+def test_evidence_bytes_are_bounded_before_they_are_read(monkeypatch, thresholds):
+    with pytest.raises(ValueError, match="nested too deeply"):
+        read_evidence(b"[" * 100_000 + b"]" * 100_000)
+    with pytest.raises(ValueError, match="not JSON"):
+        read_evidence(b'{"n": NaN}')
+    monkeypatch.setattr(evidence_module, "MAX_DOCUMENT_BYTES", 1000)
+    bomb = lzma.compress(b" " * 10**6, format=lzma.FORMAT_XZ)
+    with pytest.raises(ValueError, match="decompresses to more than"):
+        read_evidence(bomb)
+
+
+def test_threshold_cli_and_check_threshold(tmp_path, capsys):
+    evidence = tmp_path / "a9.json.xz"
+    assert cli_main(["threshold", "9", "--evidence", str(evidence), "--no-progress"]) == 0
+    assert capsys.readouterr().out.startswith("a(9) = 1\n")
+    assert evidence.read_bytes().startswith(b"\xfd7zXZ")
+    assert cli_main(["check-threshold", str(evidence)]) == 0
+    assert "valid: a(9) = 1" in capsys.readouterr().out
+    document = json.loads(lzma.decompress(evidence.read_bytes()))
+    thin = np.frombuffer(base64.b64decode(document["witnesses"]["data"]), dtype=np.uint8)[:9]
+    document["witnesses"] = {"count": 1, "data": base64.b64encode(thin.tobytes()).decode()}
+    (tmp_path / "thin.json").write_text(json.dumps(document))
+    assert cli_main(["check-threshold", str(tmp_path / "thin.json")]) == 1
+    assert "INVALID" in capsys.readouterr().out
+    for argv in (["threshold", "3"], ["check-threshold", str(tmp_path / "missing.json")],
+                 ["check-threshold", str(tmp_path)], ["threshold", "9", "--up-to", "9"]):
+        assert cli_main(argv) == 2
+        assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+def test_a_time_limit_covers_the_whole_check(thresholds, monkeypatch, tmp_path, capsys):
+    # The limit was only the certificate's, and a check that could not fit it was an internal error (4).
+    found = nqcsp.completion_threshold(14)
+    path = tmp_path / "a14.json"
+    path.write_text(json.dumps(found.to_json()))
+    monkeypatch.setattr(evidence_module, "TASK_MARKS", 1 << 10)   # many small tasks: the deadline is seen
+    with pytest.raises(OutOfTime):
+        check_threshold(found.to_json(), time_limit=0.05)
+    assert cli_main(["check-threshold", str(path), "--time-limit", "0.05"]) == 3
+    assert "time limit" in capsys.readouterr().err
+    assert cli_main(["check-threshold", str(path), "--memory-limit", "1M"]) == 3
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_no_evidence_file_makes_check_threshold_exit_4(thresholds, tmp_path, data):
+    text = json.dumps(_evidence_10(thresholds)).encode()
+    kind = data.draw(st.sampled_from(["bytes", "json", "xz"]))
+    if kind == "bytes":
+        at = data.draw(st.integers(0, len(text)))
+        cut = data.draw(st.integers(0, 40))
+        piece = data.draw(st.binary(max_size=12))
+        blob = text[:at] + piece + text[at + cut:]
+    else:
+        document = _evidence_10(thresholds)
+        fields = ["n", "value", "exact", "blocked", "levels", "witnesses", "version"]
+        name = data.draw(st.sampled_from(fields))
+        document[name] = data.draw(st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
+                                             st.floats(allow_nan=False), st.text(max_size=5),
+                                             st.lists(st.integers(0, 30), max_size=4),
+                                             st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)))
+        blob = json.dumps(document).encode()
+        if kind == "xz":
+            blob = lzma.compress(blob, format=lzma.FORMAT_XZ)
+    path = tmp_path / "e.json"
+    path.write_bytes(blob)
+    assert cli_main(["check-threshold", str(path)]) in (0, 1, 2, 3)
+
+
+@pytest.mark.parametrize("n", range(4, 17))
+def test_the_evidence_kept_in_the_repository_is_valid(n):
+    # CI re-checks every kept term up to n = 16; `python -m benchmarks.thresholds check` the rest.
+    path = EVIDENCE / f"a{n}.json.xz"
+    evidence = read_evidence(path.read_bytes())
+    assert evidence.n == n and evidence.exact and evidence.value == A374013[n]
+    report = check_threshold(evidence)
+    assert report.ok, "\n".join(report.lines)
 
 
 @pytest.mark.slow   # about 10 s: a first run interrupted mid-level, then the resumed run
@@ -123,7 +261,7 @@ def test_ctrl_c_then_resume_loses_and_repeats_nothing(tmp_path):
     document = json.loads(done.stdout)
     assert document["value"] == A374013[16]
     report = check_threshold(document)
-    # The recorded account of 3 queens equals the independent count: no task lost, none counted twice.
+    # The witnesses of the resumed tasks and the new ones cover every set of 3 queens: none lost.
     assert report.ok, "\n".join(report.lines)
 
 
@@ -133,6 +271,29 @@ def test_search_first_finds_the_blocked_set_and_keeps_the_account():
     assert found.blocked_level["found_by"] == "search" and found.blocked_level["k"] == found.value + 1
     assert not naive_has_solution(12, list(found.blocked))
     assert check_threshold(found.to_json()).ok
+
+
+def test_up_to_gives_a_proven_lower_bound_and_says_what_the_search_spent():
+    found = nqcsp.completion_threshold(16, up_to=2, search_first=0.5)
+    assert not found.exact and found.value == 2 and found.certificate is None
+    assert found.search["k"] == 3 and found.search["decided"] > 0 and not found.search["blocked"]
+    document = found.to_json()
+    assert document["exact"] is False and document["blocked"] is None
+    report = check_threshold(document)
+    assert report.ok and not any("blocked set" in line for line in report.lines)
+    with pytest.raises(ValueError, match="up_to"):
+        nqcsp.completion_threshold(8, up_to=8)
+
+
+def test_block_placements_are_the_small_solutions_as_blocks():
+    from nqcsp.studies.blockade_search import block_placements
+
+    placements = block_placements(9, 4)
+    assert len(placements) == 2 * 6 * 6        # two solutions of 4 queens, 6 x 6 offsets
+    for cells in placements:
+        rows, cols = zip(*(divmod(code, 9) for code in cells), strict=True)
+        assert max(rows) - min(rows) == 3 and max(cols) - min(cols) == 3
+        assert nqcsp.verify(4, [c - min(cols) for c in cols])
 
 
 def test_threshold_benchmark_runs_and_agrees():

@@ -1,0 +1,512 @@
+"""Threshold evidence (OEIS A374013): the document ``nqcsp threshold`` writes, its one reader, and its
+re-check, which shares no code with the sweep that produced it.
+
+A document says a(n) = value (``exact``: a set of value + 1 queens with a certificate that it has no
+solution) or a(n) >= value (no such set known), and carries witnesses: solutions whose k-subsets, and
+their symmetric images, are every set of k non-attacking queens for every k <= value, so that every such
+set extends to a solution. Version 2, JSON (``.json``, or xz-compressed ``.json.xz``)::
+
+    {"format": "nqcsp-threshold", "version": 2, "n": 22, "value": 4, "exact": true,
+     "blocked": {"queens": [[7, 10], ...], "certificate": {"kind": "lrat",
+                 "details": {"cnf": {"base64": ...}, "proof": {"base64": ...}}}},
+     "levels": [{"k": 0, "sets": 1}, {"k": 1, "sets": 484}, ...],
+     "witnesses": {"count": 123, "data": BASE64}}
+
+``blocked`` is null when not ``exact``. ``levels[k].sets`` is the number of sets of k non-attacking queens;
+``witnesses.data`` is ``count`` solutions, n bytes each (the column of each row). Every field is checked
+and any other refused, with sizes bounded before any work (``read_evidence``); the re-check
+(``check_evidence``) counts the sets of each level by plain numpy (cliques of the board's non-attack
+graph), marks the sets the witnesses cover with ``nqcsp.bitboard.coverage`` (parallel over ranges of row
+combinations, on any Executor), re-checks the certificate with ``nqcsp.proof.certify``, and verifies every
+witness, all within one time and memory budget.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import json
+import lzma
+import math
+import os
+import pathlib
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nqcsp.board.problem import Cell, find_attack
+from nqcsp.board.result import Certificate
+from nqcsp.runtime.limits import Limits, OutOfTime, format_bytes, time_limit_reason
+
+FORMAT = "nqcsp-threshold"
+VERSION = 2
+MIN_N, MAX_N = 4, 64
+# Certificate kinds whose evidence nqcsp.proof.certify re-checks from the bytes alone, and their fields.
+CERTIFICATE_FIELDS = {"lrat": ("cnf", "proof"), "drat": ("cnf", "proof"), "attack": ("queens",),
+                      "empty-line": ("line", "index")}
+# Bounds checked before a document is decoded or checked.
+MAX_DOCUMENT_BYTES = 1 << 30
+MAX_DEPTH = 16
+XZ_MAGIC = b"\xfd7zXZ\x00"
+# The re-check's costs, measured on this project's 2-core VM: marking a covered set (one witness image on
+# one row combination) about 2 ns, clearing and counting a block about 0.5 ns a bit; numpy's clique count
+# about 12 ns a set of k queens.
+MARK_S = 2e-9
+BLOCK_S_PER_BIT = 5e-10
+COUNT_S_PER_SET = 1.2e-8
+# Work of one coverage task, in marks: a few seconds, so that the deadline is seen often.
+TASK_MARKS = 1 << 30
+
+
+@dataclass(frozen=True, eq=False)
+class Evidence:
+    """A threshold claim and its evidence, as read or about to be written (see the module)."""
+
+    n: int
+    value: int
+    exact: bool
+    blocked: tuple[Cell, ...]
+    certificate: Certificate | None
+    levels: tuple[int, ...]
+    witnesses: np.ndarray = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        blocked = None
+        if self.exact and self.certificate is not None:
+            details = {key: _field_json(self.certificate.details[key])
+                       for key in CERTIFICATE_FIELDS[self.certificate.kind]}
+            blocked = {"queens": [list(cell) for cell in self.blocked],
+                       "certificate": {"kind": self.certificate.kind, "details": details}}
+        rows = np.asarray(self.witnesses, dtype=np.uint8)
+        return {"format": FORMAT, "version": VERSION, "n": self.n, "value": self.value, "exact": self.exact,
+                "blocked": blocked, "levels": [{"k": k, "sets": sets} for k, sets in enumerate(self.levels)],
+                "witnesses": {"count": len(rows), "data": base64.b64encode(rows.tobytes()).decode("ascii")}}
+
+    @property
+    def claim(self) -> str:
+        return f"a({self.n}) {'=' if self.exact else '>='} {self.value}"
+
+
+def _field_json(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return {"base64": base64.b64encode(bytes(value)).decode("ascii")}
+    if hasattr(value, "view"):        # a proof kept in a temporary file
+        return {"base64": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, tuple):
+        return [_field_json(item) for item in value]
+    if isinstance(value, list):
+        return [_field_json(item) for item in value]
+    return value
+
+
+# --- the one reader --------------------------------------------------------------------------------------
+
+
+class _Fields:
+    """Typed access to one JSON object, naming the field path in every error."""
+
+    def __init__(self, value: object, path: str, expected: Sequence[str]) -> None:
+        if not isinstance(value, dict):
+            raise ValueError(f"evidence field {path}: expected an object, got {_kind(value)}")
+        unknown = sorted(set(value) - set(expected))
+        if unknown:
+            raise ValueError(f"evidence field {path}.{unknown[0]}: not a field of version {VERSION} evidence")
+        missing = [name for name in expected if name not in value]
+        if missing:
+            raise ValueError(f"evidence field {path}.{missing[0]}: missing")
+        self.value, self.path = value, path
+
+    def int(self, name: str, low: int, high: int) -> int:
+        item = self.value[name]
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise ValueError(f"evidence field {self.path}.{name}: expected an integer, got {_kind(item)}")
+        if not low <= item <= high:
+            raise ValueError(f"evidence field {self.path}.{name}: {item} is outside {low}..{high}")
+        return item
+
+    def str(self, name: str) -> str:
+        item = self.value[name]
+        if not isinstance(item, str):
+            raise ValueError(f"evidence field {self.path}.{name}: expected a string, got {_kind(item)}")
+        return item
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({value})"
+    if isinstance(value, (int, float)):
+        shown = str(value)
+        return f"a number ({shown if len(shown) < 30 else shown[:30] + '...'})"
+    if isinstance(value, str):
+        return f"a string ({value[:30]!r})"
+    return {"list": "a list", "dict": "an object"}.get(type(value).__name__, type(value).__name__)
+
+
+def _cell(value: object, path: str, n: int) -> Cell:
+    if not isinstance(value, list) or len(value) != 2 or any(
+            isinstance(x, bool) or not isinstance(x, int) for x in value):
+        raise ValueError(f"evidence field {path}: expected a [row, column] pair of integers, got "
+                         f"{_kind(value)}")
+    row, col = value
+    if not (0 <= row < n and 0 <= col < n):
+        raise ValueError(f"evidence field {path}: {value} is off the {n} x {n} board")
+    return row, col
+
+
+def _bytes(value: object, path: str) -> bytes:
+    fields = _Fields(value, path, ("base64",))
+    try:
+        return base64.b64decode(fields.str("base64"), validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError(f"evidence field {path}.base64: not base64") from None
+
+
+def _certificate(value: object, n: int) -> Certificate:
+    fields = _Fields(value, "blocked.certificate", ("kind", "details"))
+    kind = fields.str("kind")
+    if kind not in CERTIFICATE_FIELDS:
+        raise ValueError(f"evidence field blocked.certificate.kind: {kind!r} cannot be re-checked from the "
+                         f"file; expected one of {', '.join(CERTIFICATE_FIELDS)}")
+    details = _Fields(fields.value["details"], "blocked.certificate.details", CERTIFICATE_FIELDS[kind])
+    path = "blocked.certificate.details"
+    read: dict[str, Any] = {}
+    if kind in ("lrat", "drat"):
+        read = {"cnf": _bytes(details.value["cnf"], f"{path}.cnf"),
+                "proof": _bytes(details.value["proof"], f"{path}.proof")}
+    elif kind == "attack":
+        pair = details.value["queens"]
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise ValueError(f"evidence field {path}.queens: expected two cells, got {_kind(pair)}")
+        read = {"queens": [list(_cell(cell, f"{path}.queens[{i}]", n)) for i, cell in enumerate(pair)]}
+    else:
+        line = details.str("line")
+        if line not in ("row", "column"):
+            raise ValueError(f"evidence field {path}.line: expected 'row' or 'column', got {line!r}")
+        read = {"line": line, "index": details.int("index", 0, n - 1)}
+    return Certificate(kind, (), read)
+
+
+def evidence_from_json(document: object) -> Evidence:
+    """The evidence a decoded JSON document holds, every field checked (ValueError naming the field)."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ValueError(f"not nqcsp threshold evidence (no \"format\": \"{FORMAT}\")")
+    version = document.get("version")
+    if isinstance(version, bool) or version != VERSION:
+        raise ValueError(f"evidence field document.version: {_kind(version)}; this nqcsp reads version "
+                         f"{VERSION} (older evidence: run 'nqcsp threshold' again)")
+    top = _Fields(document, "document",
+                  ("format", "version", "n", "value", "exact", "blocked", "levels", "witnesses"))
+    n = top.int("n", MIN_N, MAX_N)
+    value = top.int("value", 0, n - 1)
+    exact = top.value["exact"]
+    if not isinstance(exact, bool):
+        raise ValueError(f"evidence field document.exact: expected true or false, got {_kind(exact)}")
+    blocked: tuple[Cell, ...] = ()
+    certificate = None
+    if exact:
+        block = _Fields(top.value["blocked"], "blocked", ("queens", "certificate"))
+        queens = block.value["queens"]
+        if not isinstance(queens, list) or len(queens) != value + 1:
+            raise ValueError(f"evidence field blocked.queens: expected value + 1 = {value + 1} cells, got "
+                             f"{len(queens) if isinstance(queens, list) else _kind(queens)}")
+        blocked = tuple(_cell(cell, f"blocked.queens[{i}]", n) for i, cell in enumerate(queens))
+        if len(set(blocked)) != len(blocked):
+            raise ValueError("evidence field blocked.queens: a cell is listed twice")
+        certificate = _certificate(block.value["certificate"], n)
+    elif top.value["blocked"] is not None:
+        raise ValueError("evidence field document.blocked: must be null when exact is false")
+    levels = top.value["levels"]
+    if not isinstance(levels, list) or len(levels) != value + 1:
+        raise ValueError(f"evidence field levels: expected value + 1 = {value + 1} levels, got "
+                         f"{len(levels) if isinstance(levels, list) else _kind(levels)}")
+    counts = []
+    for k, level in enumerate(levels):
+        fields = _Fields(level, f"levels[{k}]", ("k", "sets"))
+        if fields.int("k", k, k) != k:
+            raise AssertionError("unreachable")
+        counts.append(fields.int("sets", 1, math.comb(n * n, k)))
+    stored = _Fields(top.value["witnesses"], "witnesses", ("count", "data"))
+    data = stored.str("data")
+    count = stored.int("count", 1, 3 * len(data) // (4 * n) + 1)
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("evidence field witnesses.data: not base64") from None
+    if len(raw) != count * n:
+        raise ValueError(f"evidence field witnesses.data: {len(raw)} bytes, not count x n = {count * n}")
+    witnesses = np.frombuffer(raw, dtype=np.uint8).reshape(count, n)
+    if witnesses.size and int(witnesses.max()) >= n:
+        raise ValueError(f"evidence field witnesses.data: a column is off the {n} x {n} board")
+    return Evidence(n, value, exact, blocked, certificate, tuple(counts), witnesses)
+
+
+def read_evidence(data: bytes) -> Evidence:
+    """Evidence from a file's bytes (JSON, or xz-compressed JSON), every size bounded before it is read."""
+    if data.startswith(XZ_MAGIC):
+        decompressor = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        try:
+            text = decompressor.decompress(data, max_length=MAX_DOCUMENT_BYTES + 1)
+        except lzma.LZMAError as exc:
+            raise ValueError(f"the evidence is not valid xz data ({exc})") from None
+        if len(text) > MAX_DOCUMENT_BYTES or not decompressor.eof:
+            raise ValueError(f"the evidence decompresses to more than {format_bytes(MAX_DOCUMENT_BYTES)}")
+    else:
+        text = data
+    if len(text) > MAX_DOCUMENT_BYTES:
+        raise ValueError(f"the evidence is larger than {format_bytes(MAX_DOCUMENT_BYTES)}")
+    try:
+        document = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("the evidence is not JSON: nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"the evidence is not JSON: {exc}") from None
+    return evidence_from_json(document)
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def write_evidence(evidence: Evidence, path: str | pathlib.Path) -> None:
+    """Write the document to ``path`` (xz-compressed when it ends in .xz), whole or not at all."""
+    target = pathlib.Path(path)
+    text = (json.dumps(evidence.to_json(), separators=(",", ":")) + "\n").encode("ascii")
+    if target.suffix == ".xz":
+        text = lzma.compress(text, format=lzma.FORMAT_XZ, preset=9)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(handle, 0o666 & ~umask)     # as open() would make it, not mkstemp's 0600
+        with os.fdopen(handle, "wb") as out:
+            out.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        pathlib.Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# --- the re-check ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class CheckReport:
+    ok: bool
+    lines: list[str]
+    seconds: float = 0.0
+
+
+class _Cliques:
+    """Sets of k mutually non-attacking queens counted as cliques of the board's non-attack graph, by plain
+    numpy (nothing of the sweep): grouped by their least cell."""
+
+    def __init__(self, n: int) -> None:
+        rows, cols = np.divmod(np.arange(n * n), n)
+        self.cells = np.arange(n * n)
+        self.peaceful = ((rows[:, None] != rows[None, :]) & (cols[:, None] != cols[None, :])
+                         & (rows[:, None] + cols[:, None] != rows[None, :] + cols[None, :])
+                         & (rows[:, None] - cols[:, None] != rows[None, :] - cols[None, :]))
+
+    def extend(self, candidates: np.ndarray, more: int) -> int:
+        if more == 0:
+            return 1
+        if more == 1:
+            return len(candidates)
+        if more == 2:
+            return int(np.triu(self.peaceful[np.ix_(candidates, candidates)], 1).sum())
+        total = 0
+        for index, cell in enumerate(candidates.tolist()):
+            later = candidates[index + 1:]
+            total += self.extend(later[self.peaceful[cell, later]], more - 1)
+        return total
+
+    def starting_at(self, first: int, k: int) -> int:
+        """Sets of k queens whose least cell is ``first``."""
+        if k == 0:
+            return int(first == 0)
+        later = self.cells[first + 1:]
+        return self.extend(later[self.peaceful[first, later]], k - 1)
+
+
+def count_sets(n: int, k: int) -> int:
+    """Sets of k mutually non-attacking queens on the n x n board (``_Cliques``)."""
+    cliques = _Cliques(n)
+    return sum(cliques.starting_at(first, k) for first in range(n * n))
+
+
+def _count_task(n: int, k: int, firsts: list[int], deadline: float | None) -> tuple[int, bool]:
+    """The sets of k queens whose least cell is one of ``firsts``, stopping at the (wall-clock) deadline:
+    (count, finished)."""
+    cliques = _Cliques(n)
+    total = 0
+    for first in firsts:
+        if deadline is not None and time.time() >= deadline:
+            return total, False
+        total += cliques.starting_at(first, k)
+    return total, True
+
+
+def _cover_task(n: int, k: int, witnesses: np.ndarray, lo: int, hi: int,
+                deadline: float | None) -> tuple[int, bool]:
+    """Sets of k queens with rows in combinations lo..hi - 1 that the witnesses cover: (count, finished)."""
+    from nqcsp.bitboard.coverage import covered_sets, row_combinations
+
+    pictures = _pictures(witnesses)
+    rows_of = row_combinations(n, k)
+    block = np.zeros(n ** k // 8 + 1, dtype=np.uint8)
+    step = max(1, TASK_MARKS // (64 * max(1, 8 * len(witnesses))))
+    total = 0
+    for start in range(lo, hi, step):
+        if deadline is not None and time.time() >= deadline:
+            return total, False
+        total += int(covered_sets(n, k, pictures, rows_of, start, min(hi, start + step), block))
+    return total, True
+
+
+_PICTURES: dict[bytes, np.ndarray] = {}
+
+
+def _pictures(witnesses: np.ndarray) -> np.ndarray:
+    """The witnesses' images, made once per process for the tasks of one check."""
+    import hashlib
+
+    from nqcsp.bitboard.coverage import images
+
+    key = hashlib.sha256(np.ascontiguousarray(witnesses).tobytes()).digest()
+    if key not in _PICTURES:
+        _PICTURES.clear()
+        _PICTURES[key] = images(witnesses)
+    return _PICTURES[key]
+
+
+def _coverage_tasks(n: int, k: int, witnesses: np.ndarray, workers: int) -> list[tuple[int, int]]:
+    combos = math.comb(n, k)
+    marks = 8 * len(witnesses) * combos
+    pieces = max(workers, min(combos, -(-marks // TASK_MARKS)))
+    bounds = np.linspace(0, combos, pieces + 1).astype(np.int64)
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+def estimated_seconds(evidence: Evidence) -> float:
+    """The re-check's CPU seconds from the sizes (the certificate's check not counted)."""
+    n, count = evidence.n, len(evidence.witnesses)
+    total = 0.0
+    for k, sets in enumerate(evidence.levels):
+        combos = math.comb(n, k)
+        total += MARK_S * 8 * count * combos + BLOCK_S_PER_BIT * combos * n ** k + COUNT_S_PER_SET * sets
+    return total
+
+
+def check_evidence(evidence: Evidence, *, limits: Limits | None = None, executor: Executor | None = None,
+                   jobs: int | None = None, outside: Sequence[Any] = ()) -> CheckReport:
+    """Re-check ``evidence`` (see the module): a report whose lines say what held and what did not.
+    OutOfTime/OutOfMemory ("check") when it cannot end within ``limits``."""
+    from nqcsp.runtime.parallel import InProcess, owned_pool, run_tasks
+
+    limits = limits or Limits.unlimited()
+    started = time.perf_counter()
+    n = evidence.n
+    lines: list[str] = []
+    ok = True
+
+    def say(good: bool, text: str) -> None:
+        nonlocal ok
+        ok &= good
+        lines.append(("ok    " if good else "FAIL  ") + text)
+
+    if evidence.exact:
+        say(*_check_blocked(evidence, limits, outside))
+    good, text, witnesses = _check_witnesses(evidence, limits)
+    say(good, text)   # only the witnesses that are solutions count below
+    block_bytes = max(n ** k for k in range(len(evidence.levels))) // 8 + 1
+    pictures_bytes = 8 * evidence.witnesses.size + 8 * math.comb(n, n // 2) * n
+    limits.need_memory("check", 2 * (block_bytes + pictures_bytes) + (64 << 20),
+                       f"the coverage of {len(evidence.witnesses)} witnesses")
+    remaining = limits.remaining()
+    deadline = None if remaining is None else time.time() + remaining
+    wall = time.perf_counter()
+    local = executor is None and estimated_seconds(evidence) < 1.0
+    pool = InProcess() if local else executor
+    with owned_pool(jobs) if pool is None else contextlib.nullcontext(pool) as runner:
+        workers = getattr(runner, "max_workers", None) or jobs or os.cpu_count() or 1
+        work: list[tuple[Any, ...]] = []
+        owners: list[tuple[str, int]] = []
+        for k in range(len(evidence.levels)):
+            for lo, hi in _coverage_tasks(n, k, witnesses, workers):
+                work.append(("cover", n, k, witnesses, lo, hi, deadline))
+                owners.append(("cover", k))
+            cells = list(range(n * n))
+            for part in np.array_split(np.array(cells), max(1, min(len(cells), 4 * workers))):
+                work.append(("count", n, k, part.tolist(), deadline))
+                owners.append(("count", k))
+        sums = {("cover", k): 0 for k in range(len(evidence.levels))}
+        sums.update({("count", k): 0 for k in range(len(evidence.levels))})
+        for index, (count, finished) in run_tasks(_run_check_task, work, executor=runner):
+            if not finished:
+                raise OutOfTime("check", time_limit_reason("check", limits.time_limit))
+            sums[owners[index]] += count
+    for k, recorded in enumerate(evidence.levels):
+        counted, covered = sums[("count", k)], sums[("cover", k)]
+        say(counted == recorded == covered,
+            f"k = {k}: {counted} sets of {k} non-attacking queens (counted here), {covered} of them in the "
+            f"witnesses' {k}-subsets and their images" + ("" if recorded == counted else
+                                                           f"; the evidence records {recorded}"))
+    lines.append(f"      checked in {time.perf_counter() - started:.2f} s "
+                 f"({time.perf_counter() - wall:.2f} s for the levels)")
+    return CheckReport(ok, lines, time.perf_counter() - started)
+
+
+def _run_check_task(kind: str, *args: Any) -> tuple[int, bool]:
+    return _cover_task(*args) if kind == "cover" else _count_task(*args)
+
+
+def _check_blocked(evidence: Evidence, limits: Limits, outside: Sequence[Any]) -> tuple[bool, str]:
+    from nqcsp.board.problem import Problem
+    from nqcsp.proof.certify import recheck
+
+    assert evidence.certificate is not None
+    named = " ".join(f"{r},{c}" for r, c in evidence.blocked)
+    if find_attack(evidence.blocked) is not None:
+        return False, f"blocked set {named}: two of its queens attack each other (it proves nothing)"
+    problem = Problem(evidence.n, evidence.blocked)
+    checked = recheck(problem, evidence.certificate, limits)
+    if not checked.checked:
+        return False, (f"blocked set {named}: its certificate ({evidence.certificate.kind}) is rejected: "
+                       f"{checked.details.get('unchecked', 'the check failed')}")
+    said = ", ".join(checked.checked_by)
+    if outside and evidence.certificate.kind == "lrat":
+        from nqcsp.proof.audit import audit
+
+        found = audit(evidence.certificate.details["cnf"], evidence.certificate.details["proof"], "lrat",
+                      limits=limits, outside=outside)
+        if not (found.proven and found.problem == problem):
+            return False, f"blocked set {named}: an outside checker rejects its proof: {found.lines[-1]}"
+        said += ", " + ", ".join(checker.name for checker in outside)
+    return True, (f"blocked set: {len(evidence.blocked)} non-attacking queens {named}, no solution: "
+                  f"{evidence.certificate.kind} re-checked by {said}")
+
+
+def _check_witnesses(evidence: Evidence, limits: Limits) -> tuple[bool, str, np.ndarray]:
+    """Every witness a solution: a permutation with one queen on each diagonal at most (plain numpy); the
+    witnesses that are."""
+    n, rows = evidence.n, evidence.witnesses.astype(np.int64)
+    limits.need_memory("check", 48 * rows.size, f"verifying {len(rows)} witnesses")
+    limits.check_time("check")
+    index = np.arange(n)
+    bad = np.zeros(len(rows), dtype=bool)
+    for lines in (rows, rows + index, rows - index):
+        ordered = np.sort(lines, axis=1)
+        bad |= (np.diff(ordered, axis=1) == 0).any(axis=1)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        return (False, f"{int(bad.sum())} of {len(rows)} witnesses are not solutions (the first: #{first})",
+                evidence.witnesses[~bad])
+    return True, f"{len(rows)} witnesses, each a solution of the {n} x {n} board", evidence.witnesses
