@@ -12,8 +12,10 @@ search proves nothing by failing: it reports how many classes it decided, in how
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -174,16 +176,57 @@ def block_placements(n: int, k: int) -> list[list[int]]:
             for r, c in offsets for columns in small]
 
 
+def window_sets(n: int, k: int, width: int, shifts: int = 1) -> list[list[int]]:
+    """Every set of k non-attacking queens inside a ``width`` x ``width`` window near the centre (its corner
+    within ``shifts`` rows and columns of the centred window's), as cell codes: the compact sets, where the
+    blocked ones found so far lie."""
+    corner = (n - width) // 2
+    found: list[list[int]] = []
+    for dr in range(-shifts, shifts + 1):
+        for dc in range(-shifts, shifts + 1):
+            r0, c0 = corner + dr, corner + dc
+            if not (0 <= r0 <= n - width and 0 <= c0 <= n - width):
+                continue
+            cells = [(r0 + r) * n + c0 + c for r in range(width) for c in range(width)]
+            found.extend(list(chosen) for chosen in _peaceful_subsets(n, cells, k))
+    return found
+
+
+def _peaceful_subsets(n: int, cells: list[int], k: int) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = []
+
+    def extend(chosen: list[int], start: int) -> None:
+        if len(chosen) == k:
+            out.append(tuple(chosen))
+            return
+        for index in range(start, len(cells)):
+            cell = cells[index]
+            if all(not _attack(n, cell, other) for other in chosen):
+                chosen.append(cell)
+                extend(chosen, index + 1)
+                chosen.pop()
+
+    extend([], 0)
+    return out
+
+
 def search_blocks(n: int, k: int, time_limit: float, seed: int = 0,
                   stop_at_first: bool = False) -> SearchReport:
-    """Decide ``block_placements(n, k)`` one class at a time, for ``time_limit`` seconds at most."""
+    """Decide the structured candidates one class at a time, for ``time_limit`` seconds at most: the
+    k-queens solutions placed as blocks (``block_placements``), then every compact set of the (k + 2)-wide
+    windows near the centre and of the centred (k + 3)-wide one (``window_sets``)."""
     n, k = check_size(n, k)
     started = time.perf_counter()
     deadline = started + time_limit
     report = SearchReport(n, k)
     board = _Board(n, k, seed)
     decided: set[int] = set()
-    for cells in block_placements(n, k):
+    sources: list[Callable[[], list[list[int]]]] = [lambda: block_placements(n, k)]
+    if n >= k + 2:
+        sources.append(lambda: window_sets(n, k, k + 2))
+    if n >= k + 3:
+        sources.append(lambda: window_sets(n, k, k + 3, shifts=0))
+    for cells in itertools.chain.from_iterable(source() for source in sources):
         if time.perf_counter() >= deadline or (stop_at_first and report.blocked):
             break
         report.moves += 1

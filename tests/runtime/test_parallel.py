@@ -161,6 +161,21 @@ def test_dask_sweep_matches_the_process_pool(dask_client):
                                              for r in range(board.n) for c in range(board.n))
 
 
+def test_dask_threshold_and_its_recheck_match_the_process_pool(dask_client):
+    # The sweep's tasks share their cover cache through a file of shared memory on the local cluster too;
+    # the re-check runs its coverage and count tasks on the same executor.
+    import nqcsp
+    from nqcsp.studies.threshold import check_threshold
+
+    on_dask = nqcsp.completion_threshold(15, executor=dask_client.get_executor())
+    on_pool = nqcsp.completion_threshold(15, jobs=2)
+    assert (on_dask.value, on_dask.blocked) == (on_pool.value, on_pool.blocked)
+    assert [level.ksets for level in on_dask.levels] == [level.ksets for level in on_pool.levels]
+    report = check_threshold(on_dask.to_json(), executor=dask_client.get_executor())
+    assert report.ok, "\n".join(report.lines)
+    assert all(nqcsp.verify(15, witness) for witness in on_dask.witnesses)
+
+
 def _as_list(columns):
     return None if columns is None else columns.tolist()
 
