@@ -304,11 +304,17 @@ class CheckReport:
     seconds: float = 0.0
 
 
+class _Late(Exception):
+    """The deadline passed during a count."""
+
+
 class _Cliques:
     """Sets of k mutually non-attacking queens counted as cliques of the board's non-attack graph, by plain
-    numpy (nothing of the sweep): grouped by their least cell."""
+    numpy (nothing of the sweep): grouped by their least cell. With a (wall-clock) ``deadline``, a count
+    that reaches it raises ``_Late``."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, deadline: float | None = None) -> None:
+        self.deadline = deadline
         rows, cols = np.divmod(np.arange(n * n), n)
         self.cells = np.arange(n * n)
         self.peaceful = ((rows[:, None] != rows[None, :]) & (cols[:, None] != cols[None, :])
@@ -324,6 +330,8 @@ class _Cliques:
             return int(np.triu(self.peaceful[np.ix_(candidates, candidates)], 1).sum())
         total = 0
         for index, cell in enumerate(candidates.tolist()):
+            if self.deadline is not None and time.time() >= self.deadline:
+                raise _Late
             later = candidates[index + 1:]
             total += self.extend(later[self.peaceful[cell, later]], more - 1)
         return total
@@ -345,12 +353,15 @@ def count_sets(n: int, k: int) -> int:
 def _count_task(n: int, k: int, firsts: list[int], deadline: float | None) -> tuple[int, bool]:
     """The sets of k queens whose least cell is one of ``firsts``, stopping at the (wall-clock) deadline:
     (count, finished)."""
-    cliques = _Cliques(n)
+    cliques = _Cliques(n, deadline)
     total = 0
-    for first in firsts:
-        if deadline is not None and time.time() >= deadline:
-            return total, False
-        total += cliques.starting_at(first, k)
+    try:
+        for first in firsts:
+            if deadline is not None and time.time() >= deadline:
+                return total, False
+            total += cliques.starting_at(first, k)
+    except _Late:
+        return total, False
     return total, True
 
 
@@ -430,6 +441,8 @@ def check_evidence(evidence: Evidence, *, limits: Limits | None = None, executor
     pictures_bytes = 8 * evidence.witnesses.size + 8 * math.comb(n, n // 2) * n
     limits.need_memory("check", 2 * (block_bytes + pictures_bytes) + (64 << 20),
                        f"the coverage of {len(evidence.witnesses)} witnesses")
+    workers_here = jobs or os.cpu_count() or 1
+    limits.need_time("check", estimated_seconds(evidence) / workers_here / 3)  # clearly too long: refused now
     remaining = limits.remaining()
     deadline = None if remaining is None else time.time() + remaining
     wall = time.perf_counter()

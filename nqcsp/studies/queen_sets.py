@@ -231,11 +231,11 @@ class CoverCache:
     """The k-sets known to extend to a solution, shared by the tasks of one sweep: a bit per k-set of the
     board, set for every k-subset (and image) of every witness found so far. A task skips the classes it
     finds set, so a witness found by one task covers the classes of every later task: the sweep keeps far
-    fewer witnesses. The bits live in the file ``path`` in shared memory (/dev/shm) when the sweep made
-    one, mapped by every process of a local pool or cluster; a process that cannot open it (a worker on
-    another machine) keeps its own. Only a hint: two processes setting bits of one byte at once may lose
-    one, and a task then finds a witness it did not need; a bit is never set without a witness, and the
-    evidence is re-checked on its own."""
+    fewer witnesses. Only the driver sets bits, for the witnesses of tasks it has checked and recorded.
+    The bits live in the file ``path`` in shared memory (/dev/shm) when the sweep made one, mapped by every
+    process of a local pool or cluster; a process that cannot open it (a worker on another machine) sees
+    none, and its tasks cover their own classes as without a cache. A bit is never set without a
+    witness of the account, and the evidence is re-checked on its own."""
 
     n: int
     k: int
@@ -298,8 +298,8 @@ def _rng(seed: int, task: SetTask) -> np.ndarray:
 def decide_task(task: SetTask, seed: int = 0, time_limit: float | None = None,
                 stop_at_blocked: bool = False, cover: CoverCache | None = None) -> TaskOutcome:
     """Decide every class of ``task`` (``time_limit``: seconds per candidate class, None for none). With
-    ``cover``, classes an earlier task's witness contains are covered at once, and this task's witnesses
-    go into the cache for the later ones."""
+    ``cover``, classes that a witness of a task already finished (and recorded) contains are covered at
+    once; the driver, not the task, puts this task's witnesses there once it has recorded them."""
     from nqcsp.api import solve
     from nqcsp.bitboard.residual_search import first_solution
     from nqcsp.board.problem import Problem
@@ -325,12 +325,10 @@ def decide_task(task: SetTask, seed: int = 0, time_limit: float | None = None,
                                                         NODES_PER_ROW * n, rng, batch, gains)
         if conflict:
             raise InternalSolverError(f"{task}: a solution contains a class the search exhausted")
-        useful = batch[:written][gains[:written] > 0]
-        if known is not None and len(useful):
-            kernels.mark_known(n, k, useful, known[1], known[0])
-            # The rest of this task's classes that the new witnesses' images contain: covered too.
+        kept.append(batch[:written][gains[:written] > 0])
+        if known is not None:
+            # Tasks finished meanwhile may cover more of the classes left.
             kernels.take_known(n, k, keys[index:], known[1], known[0], state[index:])
-        kept.append(useful)
     outcome = TaskOutcome(task, classes=len(keys), ksets=int(sizes.sum(dtype=np.int64)))
     searched_sat = 0
     for index in np.flatnonzero(state != kernels.WITNESSED).tolist():
@@ -353,8 +351,6 @@ def decide_task(task: SetTask, seed: int = 0, time_limit: float | None = None,
                     raise InternalSolverError(f"{task}: the residual search's solution for {cells} "
                                               "does not cover it, or contains an exhausted class")
                 kept.append(witness)
-                if known is not None:
-                    kernels.mark_known(n, k, witness, known[1], known[0])
                 searched_sat += 1
                 continue
             if not found.exhausted:
@@ -495,8 +491,7 @@ def iter_set_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: in
         check_outcome(outcome)
         account.add(outcome, keep_witnesses)
         account.resumed += 1
-        if cover is not None and len(outcome.witnesses):
-            _kernels().mark_known(n, k, outcome.witnesses, cover.binom(), cover.bits())
+        _remember(cover, outcome)
     if account.resumed:
         yield account
     if stop_at_blocked and account.blocked:
@@ -510,9 +505,18 @@ def iter_set_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: in
             if store is not None:
                 store.record(outcome.task.ident, {"outcome": outcome.to_json()})
             account.add(outcome, keep_witnesses)
+            _remember(cover, outcome)
             yield account
             if stop_at_blocked and outcome.blocked:
                 return
+
+
+def _remember(cover: CoverCache | None, outcome: TaskOutcome) -> None:
+    """A checked and recorded task's witnesses into the cover cache: only those, so that a class a task
+    skips is always covered by a witness of the account (a witness of a task still running could be lost
+    with it on an interrupt, and a resumed sweep would then miss it)."""
+    if cover is not None and len(outcome.witnesses):
+        _kernels().mark_known(cover.n, cover.k, outcome.witnesses, cover.binom(), cover.bits())
 
 
 def set_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: int | None = None, seed: int = 0,
