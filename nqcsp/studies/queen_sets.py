@@ -17,7 +17,9 @@ A class is decided as cheaply as it can be:
 
 The work is split into tasks by the first cell of the canonical set and a range of its second cell, of
 about ``TASK_SETS`` k-sets each; tasks run on any Executor and can be checkpointed
-(``nqcsp.runtime.checkpoint``).
+(``nqcsp.runtime.checkpoint``). With a cover cache (``cover_cache``: a bit per k-set of the board, in
+shared memory) the witnesses of finished tasks cover the classes of later ones, so that a sweep that keeps
+its witnesses (the threshold's evidence) keeps a few per cent of them.
 """
 
 from __future__ import annotations
