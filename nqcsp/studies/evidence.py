@@ -437,10 +437,10 @@ def check_evidence(evidence: Evidence, *, limits: Limits | None = None, executor
         say(*_check_blocked(evidence, limits, outside))
     good, text, witnesses = _check_witnesses(evidence, limits)
     say(good, text)   # only the witnesses that are solutions count below
-    block_bytes = max(n ** k for k in range(len(evidence.levels))) // 8 + 1
-    pictures_bytes = 8 * evidence.witnesses.size + 8 * math.comb(n, n // 2) * n
-    limits.need_memory("check", 2 * (block_bytes + pictures_bytes) + (64 << 20),
-                       f"the coverage of {len(evidence.witnesses)} witnesses")
+    # Per worker: a block of n^k bits, the witnesses' images (8 bytes a queen), the row combinations.
+    per_task = max(n ** k // 8 + 8 * math.comb(n, k) * k for k in range(len(evidence.levels))) \
+        + 8 * evidence.witnesses.size + (64 << 20)
+    limits.need_memory("check", 2 * per_task, f"the coverage of {len(evidence.witnesses)} witnesses")
     workers_here = jobs or os.cpu_count() or 1
     limits.need_time("check", estimated_seconds(evidence) / workers_here / 3)  # clearly too long: refused now
     remaining = limits.remaining()
