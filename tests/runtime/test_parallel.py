@@ -161,6 +161,7 @@ def test_dask_sweep_matches_the_process_pool(dask_client):
                                              for r in range(board.n) for c in range(board.n))
 
 
+@pytest.mark.slow   # about 20 s: two thresholds of 15 and a re-check on the cluster
 def test_dask_threshold_and_its_recheck_match_the_process_pool(dask_client):
     # The sweep's tasks share their cover cache through a file of shared memory on the local cluster too;
     # the re-check runs its coverage and count tasks on the same executor.
