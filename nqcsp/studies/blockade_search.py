@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from nqcsp.board.result import InternalSolverError, Status
+from nqcsp.runtime.values import as_seconds
 from nqcsp.studies.queen_sets import BlockedClass, UndecidedClass, check_size, key_cells
 
 PROBES = 32
@@ -123,8 +124,7 @@ def search_blocked(n: int, k: int, time_limit: float, seed: int = 0, stop_at_fir
     from nqcsp.runtime.limits import Limits
 
     n, k = check_size(n, k)
-    if not time_limit > 0:
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    time_limit = as_seconds(time_limit, "time_limit")
     started = time.perf_counter()
     if until is not None:
         time_limit = min(time_limit, until - time.time())
@@ -227,6 +227,7 @@ def search(n: int, k: int, time_limit: float, *, seed: int = 0, chains: int = 1,
     from nqcsp.runtime.parallel import InProcess, run_tasks
 
     n, k = check_size(n, k)
+    time_limit = as_seconds(time_limit, "time_limit")
     until = time.time() + time_limit       # workers that start late (a pool's start-up) keep it too
     tasks = [(n, k, time_limit, seed + chain, stop_at_first, until) for chain in range(max(1, chains))]
     merged: SearchReport | None = None

@@ -34,6 +34,7 @@ import numpy as np
 
 from nqcsp.board.problem import Cell, as_board_size
 from nqcsp.board.result import InternalSolverError, Status
+from nqcsp.runtime.limits import as_time_limit
 from nqcsp.runtime.values import as_int
 
 MAX_N = 64                  # one uint64 per row in the kernels
@@ -393,6 +394,7 @@ def iter_set_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: in
     from nqcsp.runtime.parallel import InProcess, run_tasks
 
     n, k = check_size(n, k)
+    time_limit = as_time_limit(time_limit)
     tasks = plan_set_tasks(n, k)
     account = SetSweep(n, k, tasks=len(tasks))
     store = Checkpoint(checkpoint, checkpoint_header(n, k, seed, stop_at_blocked)) if checkpoint else None

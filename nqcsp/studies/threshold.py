@@ -30,6 +30,7 @@ import numpy as np
 
 from nqcsp.board.problem import Cell, as_board_size
 from nqcsp.board.result import Certificate, InternalSolverError, Status
+from nqcsp.runtime.values import as_seconds
 
 FORMAT = "nqcsp-threshold"
 VERSION = 1
@@ -150,6 +151,8 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     from nqcsp.studies.queen_sets import iter_set_sweep
 
     n = _as_threshold_size(n)
+    if search_first != 0:
+        search_first = as_seconds(search_first, "search_first")
     started = time.perf_counter()
     first = solve(n, solver="auto", seed=seed)
     if first.status is not Status.SAT:
