@@ -30,6 +30,7 @@ import numpy as np
 
 from nqcsp.board.problem import Cell, as_board_size
 from nqcsp.board.result import Certificate, InternalSolverError, Status
+from nqcsp.runtime.paths import make_directory
 from nqcsp.runtime.values import as_seconds
 
 FORMAT = "nqcsp-threshold"
@@ -145,14 +146,13 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     sweep from k = 2 on; a certified blocked set it finds ends the run at that level without the sweep (whose
     first blocked class can be hours away on large boards: 5 queens at n = 20). The levels below are swept
     whole either way, so the answer and its evidence are the same kind."""
-    import pathlib
-
     from nqcsp.api import solve
     from nqcsp.studies.queen_sets import iter_set_sweep
 
     n = _as_threshold_size(n)
     if search_first != 0:
         search_first = as_seconds(search_first, "search_first")
+    folder = None if checkpoint_dir is None else make_directory(checkpoint_dir, "checkpoint directory")
     started = time.perf_counter()
     first = solve(n, solver="auto", seed=seed)
     if first.status is not Status.SAT:
@@ -167,9 +167,7 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
                          np.concatenate(witnesses), {"k": k, **how}, time.perf_counter() - started)
     with _executor(n, executor, jobs) as pool:
         for k in range(1, n + 1):
-            path = None
-            if checkpoint_dir is not None:
-                path = str(pathlib.Path(checkpoint_dir) / f"n{n}-k{k}.jsonl")
+            path = None if folder is None else str(folder / f"n{n}-k{k}.jsonl")
             if search_first > 0 and k >= 2:
                 from nqcsp.studies.blockade_search import search
 

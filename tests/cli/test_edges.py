@@ -4,6 +4,7 @@ traceback; stdout carries answers only."""
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -66,3 +67,99 @@ def test_every_seconds_flag_goes_through_the_one_check():
     for name, dest in seconds:
         action = next(a for a in commands[name]._actions if a.dest == dest)
         assert action.type is positive_float_arg, (name, dest)
+
+
+# --- checkpoints: bad paths and bad lines are bad input --------------------------------------------------
+
+def _header(n, k, stop_at_blocked):
+    from nqcsp.studies.queen_sets import checkpoint_header
+
+    return json.dumps({"header": checkpoint_header(n, k, 0, stop_at_blocked)})
+
+
+def _honest_record(n, k):
+    """One record of a real sweep of (n, k), as a checkpoint writes it."""
+    from nqcsp.studies.queen_sets import decide_task, plan_set_tasks
+
+    task = plan_set_tasks(n, k)[0]
+    return {"task": task.ident, "outcome": decide_task(task).to_json()}
+
+
+def _blocked_without_size(record):
+    k = record["outcome"]["k"]
+    record["outcome"]["blocked"].insert(0, {"queens": [[0, 2 * i] for i in range(k)], "solver": "backtrack",
+                                            "certificate": {}, "seconds": 0.0})
+
+
+def _without(path):
+    def edit(record):
+        *keys, last = path
+        for key in keys:
+            record = record[key]
+        del record[last]
+    return edit
+
+
+BAD_CHECKPOINT_LINES = {
+    "a number first": ["5"], "a list first": ["[1, 2]"], "a string first": ['"header"'],
+    "null first": ["null"], "a record without task": [None, _without(["task"])],
+    "a record without outcome": [None, _without(["outcome"])],
+    "a blocked entry without size": [None, _blocked_without_size],
+    "a record that is a list": [None, "[]"], "witnesses as floats": [None, "floats"],
+}
+
+
+def _bad_checkpoint(path, lines, n, k, stop_at_blocked):
+    written = []
+    for line in lines:
+        if line is None:
+            written.append(_header(n, k, stop_at_blocked))
+        elif callable(line):
+            record = _honest_record(n, k)
+            line(record)
+            written.append(json.dumps(record))
+        elif line == "floats":
+            record = _honest_record(n, k)
+            record["outcome"]["witnesses"] = [[c + 0.25 for c in w] for w in record["outcome"]["witnesses"]]
+            written.append(json.dumps(record))
+        else:
+            written.append(line)
+    path.write_text("\n".join(written) + "\n")
+
+
+def _bad_paths(tmp_path):
+    (tmp_path / "file").write_text("x")
+    os.symlink(tmp_path / "missing" / "target", tmp_path / "dangling")
+    return {"an empty path": "", "a directory": str(tmp_path),
+            "a path under a file": str(tmp_path / "file" / "x"), "/proc": "/proc/self/status",
+            "/dev/null": "/dev/null", "a dangling symlink": str(tmp_path / "dangling")}
+
+
+@pytest.mark.parametrize("case", ["an empty path", "a directory", "a path under a file", "/proc", "/dev/null",
+                                  "a dangling symlink", *BAD_CHECKPOINT_LINES])
+def test_a_bad_sweep_checkpoint_is_exit_2_naming_it(case, tmp_path):
+    # Each of these exited 4, "internal error (a bug)"; `--checkpoint ""` was silently ignored.
+    if case in BAD_CHECKPOINT_LINES:
+        path = str(tmp_path / "c.jsonl")
+        _bad_checkpoint(tmp_path / "c.jsonl", BAD_CHECKPOINT_LINES[case], 7, 2, False)
+    else:
+        path = _bad_paths(tmp_path)[case]
+    code, out, err = run_main(["blockades", "7", "--queens", "2", "--jobs", "1", "--checkpoint", path])
+    assert code == 2 and out == "", err
+    assert repr(path) in one_line(err) or case == "an empty path" and "empty path" in err
+
+
+@pytest.mark.parametrize("case", ["an empty path", "a file", "a path under a file", "/proc", "/dev/null",
+                                  "a dangling symlink", *BAD_CHECKPOINT_LINES])
+def test_a_bad_threshold_checkpoint_is_exit_2_naming_it(case, tmp_path):
+    paths = _bad_paths(tmp_path)
+    folder = tmp_path / "levels"
+    folder.mkdir()
+    if case in BAD_CHECKPOINT_LINES:
+        _bad_checkpoint(folder / "n7-k1.jsonl", BAD_CHECKPOINT_LINES[case], 7, 1, True)
+        path, named = str(folder), str(folder / "n7-k1.jsonl")
+    else:
+        path = named = {"a file": str(tmp_path / "file"), "/proc": "/proc/self"}.get(case) or paths[case]
+    code, out, err = run_main(["threshold", "7", "--jobs", "1", "--no-progress", "--checkpoint", path])
+    assert code == 2 and out == "", err
+    assert named in one_line(err) or case == "an empty path" and "empty path" in err
