@@ -4,6 +4,7 @@ blocked sets beyond the known terms.
     python -m benchmarks.thresholds sweep [--from 4] [--to 16] [--jobs 1] [--check] [--search-first S]
     python -m benchmarks.thresholds project --n 18 --k 4 [--sample 6]
     python -m benchmarks.thresholds search [--n 21 22] [--queens 5] [--time-limit 60] [--jobs 2]
+    python -m benchmarks.thresholds search-limit [--n 22] [--queens 5] [--limits 0.05 0.3 1 2] [--jobs 2]
 
 ``sweep`` runs ``nqcsp.completion_threshold(n)`` per n and prints a(n), the classes of every level, the
 blocked set and its certificate, and the CPU seconds (user + sys of this process with ``--jobs 1``, where
@@ -15,7 +16,11 @@ level from the tasks' estimated sizes: CPU seconds = sum over tasks of (its esti
 CPU seconds per estimated k-set); on W workers, the larger of that / W and the longest single task.
 
 ``search`` runs ``nqcsp.studies.blockade_search.search`` (one annealing chain per job) and prints what it
-decided. """
+decided.
+
+``search-limit`` times the command ``nqcsp blockades N --queens K --search --time-limit S --jobs J`` (wall;
+best, median and worst of ``--repeat`` fresh processes) against the promise: S plus max(10% of S, 0.5 s)
+plus the start-up of a trivial command (``nqcsp solve 4``, timed the same way). """
 
 from __future__ import annotations
 
@@ -135,6 +140,38 @@ def search(sizes: Sequence[int], queens: int, time_limit: float, jobs: int, seed
     return 0
 
 
+def _wall(command: Sequence[str], repeat: int) -> list[float]:
+    import subprocess
+    import sys
+
+    times = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "nqcsp", *command], capture_output=True, check=False)
+        times.append(time.perf_counter() - began)
+    return sorted(times)
+
+
+def search_limit(n: int, queens: int, limits: Sequence[float], jobs: int, repeat: int) -> int:
+    import os
+
+    startup = _wall(["solve", "4", "--format", "columns"], repeat)
+    print(f"start-up of a trivial command (nqcsp solve 4): best {startup[0]:.2f} s, median "
+          f"{startup[len(startup) // 2]:.2f} s; load {os.getloadavg()[0]:.1f}")
+    print(f"{'limit s':>8} {'best s':>7} {'median s':>8} {'worst s':>7} {'allowed s':>9}  command")
+    late = 0
+    for limit in limits:
+        command = ["blockades", str(n), "--queens", str(queens), "--search", "--time-limit", str(limit),
+                   "--jobs", str(jobs), "--format", "json"]
+        times = _wall(command, repeat)
+        allowed = limit + max(0.1 * limit, 0.5) + startup[len(startup) // 2]
+        median = times[len(times) // 2]
+        late += median > allowed
+        print(f"{limit:>8g} {times[0]:>7.2f} {median:>8.2f} {times[-1]:>7.2f} {allowed:>9.2f}  "
+              f"nqcsp {' '.join(command)}")
+    return 1 if late else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.thresholds",
                                      description=__doc__.split("\n")[0])
@@ -157,7 +194,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     three.add_argument("--time-limit", type=float, default=60.0)
     three.add_argument("--jobs", type=int, default=2)
     three.add_argument("--seed", type=int, default=0)
+    four = sub.add_parser("search-limit")
+    four.add_argument("--n", type=int, default=22)
+    four.add_argument("--queens", type=int, default=5)
+    four.add_argument("--limits", type=float, nargs="+", default=[0.05, 0.3, 1.0, 2.0])
+    four.add_argument("--jobs", type=int, default=2)
+    four.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
+    if args.command == "search-limit":
+        return search_limit(args.n, args.queens, args.limits, args.jobs, args.repeat)
     if args.command == "sweep":
         return sweep(args.first, args.last, args.jobs, args.check, args.search_first)
     if args.command == "project":

@@ -203,9 +203,10 @@ def run_search(args: argparse.Namespace, n: int, k: int) -> int:
         json.dump(report.to_json(), sys.stdout)
         sys.stdout.write("\n")
     else:
+        idle = f" ({report.idle})" if report.idle else ""
         print(f"n = {n}, {k} queens: {report.chains} chains, {report.seconds:.1f} s, {report.moves} moves, "
               f"{report.decided} classes decided exactly: {report.completable} completable, "
-              f"{len(report.blocked)} blocked, {len(report.undecided)} undecided")
+              f"{len(report.blocked)} blocked, {len(report.undecided)} undecided{idle}")
         write_classes(report.blocked, report.undecided)
     sys.stdout.flush()
     return EXIT_UNKNOWN if report.undecided and not report.blocked else EXIT_OK

@@ -350,3 +350,21 @@ def test_a_resumed_checkpoint_counts_what_brute_force_counts_with_fresh_certific
     for blocked in account.blocked:
         assert blocked.certificate["kind"] != "forged" and blocked.certificate["checked_by"] != ["me"]
         assert not naive_has_solution(8, list(blocked.queens))
+
+
+def test_a_search_chain_shorter_than_its_start_up_does_not_start():
+    # Issue 34: `blockades 22 --queens 5 --search --time-limit 0.05 --jobs 2` ended after 0.9 s: each fresh
+    # worker imported numba and loaded the kernels (uninterruptible) before looking at its deadline. The
+    # timing is measured by `python -m benchmarks.thresholds search-limit`; here, what the chain does.
+    import subprocess
+    import sys
+
+    code = ("import sys; from nqcsp.studies.blockade_search import search_blocked; "
+            "report = search_blocked(22, 5, 0.05); "
+            "print(report.moves, report.decided, 'numba' in sys.modules, bool(report.idle), "
+            "report.to_json()['idle'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    moves, decided, numba, idle, why = out.stdout.split(maxsplit=4)
+    assert (moves, decided, numba, idle) == ("0", "0", "False", "True")
+    assert "shorter than loading the search's kernels" in why
