@@ -145,10 +145,8 @@ def write_whole(path: object, what: str, *, follow_link: bool = False) -> Iterat
     left as it was. A symbolic link at ``path`` is replaced, or with ``follow_link`` its target written
     (the user's own ``-o link``). A device or a pipe is written in place."""
     file = file_to_write(path, what)
-    if follow_link and file.is_symlink():
-        file = pathlib.Path(os.path.realpath(file))
-    info = _info(file, what, follow=False)
-    if info is not None and not stat.S_ISREG(info.st_mode) and not stat.S_ISLNK(info.st_mode):
+    target = _info(file, what) if follow_link else _info(file, what, follow=False)
+    if target is not None and not stat.S_ISREG(target.st_mode) and not stat.S_ISLNK(target.st_mode):
         try:
             with open(file, "wb") as handle:
                 yield handle
@@ -157,6 +155,8 @@ def write_whole(path: object, what: str, *, follow_link: bool = False) -> Iterat
         except OSError as exc:
             raise _os_error(file, what, exc) from None
         return
+    if follow_link and file.is_symlink():
+        file = pathlib.Path(os.path.realpath(file))
     try:
         descriptor, temporary = tempfile.mkstemp(dir=file.absolute().parent, prefix=f".{file.name}.",
                                                  suffix=".part")

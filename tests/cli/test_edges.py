@@ -163,3 +163,75 @@ def test_a_bad_threshold_checkpoint_is_exit_2_naming_it(case, tmp_path):
     code, out, err = run_main(["threshold", "7", "--jobs", "1", "--no-progress", "--checkpoint", path])
     assert code == 2 and out == "", err
     assert named in one_line(err) or case == "an empty path" and "empty path" in err
+
+
+# --- files nqcsp writes: whole or not at all, never through a symlink, never beside stale evidence -------
+
+def test_ctrl_c_during_export_to_a_file_leaves_the_file_as_it_was(tmp_path):
+    # Issue 34: Ctrl-C during `export -o FILE` left a truncated CNF there.
+    from interrupting import interrupt_when, start_interruptible
+
+    target = tmp_path / "formula.cnf"
+    target.write_text("c the previous CNF\np cnf 1 1\n1 0\n")
+
+    def writing(out, err):
+        return any(p.stat().st_size > 1 << 20 for p in tmp_path.iterdir())
+
+    proc = start_interruptible([sys.executable, "-m", "nqcsp", "export", "700", "--encoding", "pairwise",
+                                "-o", str(target)], stdout=subprocess.DEVNULL)
+    code, _, err, _ = interrupt_when(proc, writing)
+    assert code == 130 and "Traceback" not in err, err
+    assert target.read_text() == "c the previous CNF\np cnf 1 1\n1 0\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["formula.cnf"]
+
+
+def test_export_writes_through_the_users_link_and_in_place_on_a_device(tmp_path):
+    real = tmp_path / "real.cnf"
+    real.write_text("old\n")
+    os.symlink(real, tmp_path / "link.cnf")
+    assert run_main(["export", "6", "-o", str(tmp_path / "link.cnf")])[0] == 0
+    assert os.path.islink(tmp_path / "link.cnf") and real.read_text().startswith("c nqcsp")
+    assert run_main(["export", "6", "-o", "/dev/null"])[0] == 0
+    for bad in ("", str(tmp_path), str(real / "x")):
+        code, _, err = run_main(["export", "6", "-o", bad])
+        assert code == 2 and "output" in one_line(err)
+
+
+def test_a_proof_dir_is_written_whole_never_through_a_symlink_and_without_stale_evidence(tmp_path):
+    # Issue 34: --proof-dir "" wrote into the current directory, a symlinked proof.lrat was followed and its
+    # target overwritten, and a reused directory kept an old proof.drat beside the new proof.lrat.
+    precious = tmp_path / "precious.txt"
+    precious.write_text("not a proof\n")
+    folder = tmp_path / "proofs"
+    folder.mkdir()
+    (folder / "proof.drat").write_text("an old DRAT proof of another statement\n")
+    os.symlink(precious, folder / "proof.lrat")
+    code, out, err = run_main(["solve", "8", "--queen", "0,0", "--queen", "1,2", "--solver", "backtrack",
+                               "--proof-dir", str(folder)])
+    assert code == 1 and "checked by" in out, err
+    assert precious.read_text() == "not a proof\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["certificate.json", "proof.lrat", "statement.cnf"]
+    assert not os.path.islink(folder / "proof.lrat")
+    code, out, err = run_main(["check-proof", str(folder / "statement.cnf"), str(folder / "proof.lrat")])
+    assert code == 0, out + err
+    from naive import naive_has_solution
+
+    assert not naive_has_solution(8, [(0, 0), (1, 2)])
+    document = json.loads((folder / "certificate.json").read_text())
+    assert set(document["files"]) == {"statement.cnf", "proof.lrat"}
+
+
+@pytest.mark.parametrize("case", ["an empty path", "a file", "a path under a file", "/dev/null",
+                                  "a dangling symlink"])
+def test_a_bad_proof_dir_is_exit_2_before_the_solve(case, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    paths = _bad_paths(tmp_path)
+    path = {"a file": str(tmp_path / "file")}.get(case) or paths[case]
+    solved = []
+    import nqcsp.api
+
+    monkeypatch.setattr(nqcsp.api, "solve", lambda *a, **k: solved.append(a))
+    code, out, err = run_main(["solve", "6", "--queen", "0,0", "--proof-dir", path])
+    assert code == 2 and out == "" and solved == [], err
+    assert "proof directory" in one_line(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "file"]
