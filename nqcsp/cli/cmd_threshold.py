@@ -57,11 +57,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from nqcsp.cli.progress import SweepBar
+    from nqcsp.runtime.paths import file_to_write, write_whole
     from nqcsp.studies.queen_sets import load_queen_set_kernels
     from nqcsp.studies.threshold import UndecidedError, completion_threshold
 
     if args.n < 4:
         raise UsageError(f"N must be at least 4 (OEIS A374013 starts at n = 4), got {args.n}")
+    if args.evidence is not None:
+        # Before the computation, which may take hours: a path it cannot write is bad input now.
+        file_to_write(args.evidence, "evidence file", probe=True)
     bar = SweepBar(not args.no_progress)
     try:
         with executor_from_args(args, warm=load_queen_set_kernels) as executor:
@@ -79,12 +83,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_UNKNOWN
     bar.close()
     document = found.to_json()
-    if args.evidence:
-        try:
-            with open(args.evidence, "w", encoding="utf-8") as handle:
-                json.dump(document, handle)
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.evidence!r}: {exc.strerror}") from None
+    if args.evidence is not None:
+        with write_whole(args.evidence, "evidence file", follow_link=True) as handle:
+            handle.write(json.dumps(document).encode("utf-8"))
     if args.json:
         json.dump(document, sys.stdout)
         sys.stdout.write("\n")

@@ -235,3 +235,24 @@ def test_a_bad_proof_dir_is_exit_2_before_the_solve(case, tmp_path, monkeypatch)
     assert code == 2 and out == "" and solved == [], err
     assert "proof directory" in one_line(err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "file"]
+
+
+@pytest.mark.parametrize("path", ["", "/proc/self/evidence.json", "/nonexistent/dir/e.json", "."])
+def test_threshold_refuses_an_evidence_path_it_cannot_write_before_computing(path, monkeypatch):
+    # Issue 34: an unwritable --evidence was found only after the whole computation.
+    import nqcsp.studies.threshold
+
+    computed = []
+    monkeypatch.setattr(nqcsp.studies.threshold, "completion_threshold", lambda *a, **k: computed.append(a))
+    code, out, err = run_main(["threshold", "10", "--no-progress", "--evidence", path])
+    assert code == 2 and out == "" and computed == [], err
+    assert "evidence file" in one_line(err)
+
+
+def test_threshold_evidence_is_written_whole(tmp_path):
+    path = tmp_path / "evidence.json"
+    code, out, err = run_main(["threshold", "8", "--no-progress", "--jobs", "1", "--evidence", str(path)])
+    assert code == 0, err
+    document = json.loads(path.read_text())
+    assert document["value"] == 1 and out.startswith("a(8) = 1")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["evidence.json"]
