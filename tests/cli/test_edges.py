@@ -256,3 +256,27 @@ def test_threshold_evidence_is_written_whole(tmp_path):
     document = json.loads(path.read_text())
     assert document["value"] == 1 and out.startswith("a(8) = 1")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["evidence.json"]
+
+
+# --- the advertised schema is the accepted one -------------------------------------------------------------
+
+def test_every_default_nqcsp_solvers_advertises_is_accepted_when_passed():
+    # Issue 34: `nqcsp solvers --json` advertised null defaults that -O tail=null refused.
+    from naive import naive_is_solution
+
+    code, out, err = run_main(["solvers", "--json"])
+    assert code == 0, err
+    checked = 0
+    for backend in json.loads(out):
+        if not backend["installed"]:
+            continue
+        for option in backend["options"]:
+            value = json.dumps(option["default"])
+            code, out, err = run_main(["solve", "10", "--queen", "0,1", "--solver", backend["name"],
+                                       "--format", "json", "-O", f"{option['name']}={value}"])
+            assert code in (0, 3), (backend["name"], option, err)
+            record = json.loads(out)
+            if record["status"] == "SAT":
+                assert naive_is_solution(10, record["columns"], [(0, 1)])
+            checked += 1
+    assert checked >= 20
