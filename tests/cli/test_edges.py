@@ -3,6 +3,7 @@ parameters and the output streams. Bad input is exit 2 with one line naming the 
 traceback; stdout carries answers only."""
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -10,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from nqcsp.cli import build_parser, main
 
@@ -280,3 +283,248 @@ def test_every_default_nqcsp_solvers_advertises_is_accepted_when_passed():
                 assert naive_is_solution(10, record["columns"], [(0, 1)])
             checked += 1
     assert checked >= 20
+
+
+# --- hostile sweeps: --checkpoint, --option and --proof-dir never exit 4 nor print a traceback ----------
+
+_HOSTILE = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.integers(-3, 70),
+                     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=6),
+                     st.lists(st.integers(-2, 9), max_size=3), st.dictionaries(st.text(max_size=3), st.none(),
+                                                                               max_size=2))
+
+
+def _paths(value, prefix=()):
+    """Every path to a value inside nested dicts and lists."""
+    yield prefix
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield from _paths(item, (*prefix, key))
+
+
+def _replace(value, path, new):
+    if not path:
+        return new
+    copy = list(value) if isinstance(value, list) else dict(value)
+    copy[path[0]] = _replace(value[path[0]], path[1:], new)
+    return copy
+
+
+def _delete(value, path):
+    copy = list(value) if isinstance(value, list) else dict(value)
+    if len(path) == 1:
+        del copy[path[0]]
+    else:
+        copy[path[0]] = _delete(value[path[0]], path[1:])
+    return copy
+
+
+@functools.lru_cache(maxsize=1)
+def _sweep_8_2():
+    """(the checkpoint lines of a whole sweep of 8 x 8, 2 queens; its true account)."""
+    import tempfile
+
+    from nqcsp.runtime.parallel import InProcess
+    from nqcsp.studies.queen_sets import set_sweep
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "c.jsonl")
+        account = set_sweep(8, 2, executor=InProcess(), checkpoint=path)
+        with open(path) as handle:
+            lines = handle.read().splitlines()
+    return lines, (account.classes, account.ksets, account.covered + account.searched,
+                   sorted(tuple(map(tuple, b.queens)) for b in account.blocked))
+
+
+@st.composite
+def hostile_checkpoints(draw):
+    """A whole checkpoint with one hostile change: a value anywhere replaced or deleted, a line torn,
+    repeated, dropped or swapped, or a line of random bytes or JSON put in."""
+    lines, _ = _sweep_8_2()
+    lines = list(lines)
+    index = draw(st.integers(0, len(lines) - 1))
+    how = draw(st.sampled_from(["replace", "delete", "tear", "repeat", "drop", "swap", "insert"]))
+    if how in ("replace", "delete"):
+        record = json.loads(lines[index])
+        paths = [p for p in _paths(record) if p or how == "replace"]
+        path = paths[draw(st.integers(0, len(paths) - 1))]
+        record = _replace(record, path, draw(_HOSTILE)) if how == "replace" else _delete(record, path)
+        lines[index] = json.dumps(record)
+    elif how == "tear":
+        lines[index] = lines[index][:draw(st.integers(0, len(lines[index])))]
+    elif how == "repeat":
+        lines.insert(index, lines[index])
+    elif how == "drop":
+        del lines[index]
+    elif how == "swap":
+        other = draw(st.integers(1, len(lines) - 1))
+        first, second = json.loads(lines[index]), json.loads(lines[other])
+        if "outcome" in first and "outcome" in second:
+            first["outcome"], second["outcome"] = second["outcome"], first["outcome"]
+            lines[index], lines[other] = json.dumps(first), json.dumps(second)
+    else:
+        junk = draw(st.one_of(st.binary(max_size=40).map(lambda b: b.decode("latin-1")),
+                              _HOSTILE.map(json.dumps)))
+        lines.insert(index, junk.replace("\n", " "))
+    return "\n".join(lines) + "\n"
+
+
+def _in_process_executor(args, warm=None):
+    from nqcsp.runtime.parallel import InProcess
+
+    return contextlib.nullcontext(InProcess())
+
+
+@given(hostile_checkpoints())
+@settings(max_examples=160, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_hostile_checkpoint_is_refused_on_one_line_or_counted_exactly(text):
+    import tempfile
+
+    import nqcsp.cli.cmd_blockades
+
+    _, truth = _sweep_8_2()
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        # The tasks run here, not in a pool forked from the test process: the sweep is the same.
+        patch.setattr(nqcsp.cli.cmd_blockades, "executor_from_args", _in_process_executor)
+        path = os.path.join(folder, "c.jsonl")
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(text)
+        code, out, err = run_main(["blockades", "8", "--queens", "2", "--format", "json", "--no-progress",
+                                   "--checkpoint", path])
+    event(f"exit {code}")
+    assert code in (0, 2, 3) and "Traceback" not in err, (code, err[-2000:])
+    if code == 2:
+        assert out == "" and "checkpoint" in one_line(err)
+        return
+    account = json.loads(out)
+    found = (account["classes"], account["ksets"],
+             account["covered_by_witnesses"] + account["decided_by_search"],
+             sorted(tuple(map(tuple, b["queens"])) for b in account["blocked"]))
+    if code == 0:       # never a wrong total with exit 0
+        assert found == truth and account["finished"] and not account["undecided"]
+    else:               # a class the record calls undecided is believed undecided, never counted
+        assert account["undecided"] and found[:2] == truth[:2]
+
+
+@st.composite
+def cpsat_parameters(draw):
+    """CP-SAT parameters: mostly values of the field's own type at its edges (NaN, infinities, numbers
+    beyond 64 bits, negative sizes, unknown enum names), some of any type, some names unknown."""
+    from google.protobuf.descriptor import FieldDescriptor
+    from ortools.sat.sat_parameters_pb2 import SatParameters
+
+    fields = list(SatParameters.DESCRIPTOR.fields)
+    numbers = [f for f in fields if f.cpp_type not in (FieldDescriptor.CPPTYPE_BOOL,
+                                                       FieldDescriptor.CPPTYPE_STRING,
+                                                       FieldDescriptor.CPPTYPE_MESSAGE)]
+    parameters = {}
+    for _ in range(draw(st.integers(1, 2))):
+        field = draw(st.one_of(st.sampled_from(numbers), st.sampled_from(fields)))
+        if draw(st.integers(0, 4)) == 0:
+            parameters[draw(st.one_of(st.just(field.name), st.text(max_size=8)))] = draw(_HOSTILE)
+            continue
+        if field.cpp_type in (FieldDescriptor.CPPTYPE_DOUBLE, FieldDescriptor.CPPTYPE_FLOAT):
+            value = draw(st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                                   st.sampled_from([0.0, -1.0, 1e300, 1e-320]), st.integers(-2, 10)))
+        elif field.cpp_type == FieldDescriptor.CPPTYPE_BOOL:
+            value = draw(st.booleans())
+        elif field.cpp_type == FieldDescriptor.CPPTYPE_ENUM:
+            value = draw(st.one_of(st.sampled_from([v.name for v in field.enum_type.values]),
+                                   st.integers(-2, 12), st.text(max_size=6)))
+        elif field.cpp_type == FieldDescriptor.CPPTYPE_STRING:
+            value = draw(st.text(max_size=6))
+        elif field.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
+            value = draw(_HOSTILE)
+        else:
+            value = draw(st.one_of(st.integers(-3, 70), st.integers(-(2**70), 2**70),
+                                   st.sampled_from([2**31, 2**63, -(2**63) - 1])))
+        parameters[field.name] = [value] if field.is_repeated and draw(st.booleans()) else value
+    return parameters
+
+
+_BACKEND_OPTIONS = {"qs4": ["max_restarts", "tail", "start", "max_failed_swaps"],
+                    "minconflicts": ["max_restarts", "tail", "stall_steps"], "backtrack": ["proof"],
+                    "sat": ["encoding", "sat_solver", "proof", "hint"], "construct": [],
+                    "cpsat": ["model", "workers", "presolve", "symmetry_level", "hint", "search", "log"],
+                    "minizinc": ["mzn_solver"], "auto": ["bogus"]}
+
+
+@st.composite
+def hostile_options(draw):
+    solver = draw(st.one_of(st.just("cpsat"), st.sampled_from(sorted(_BACKEND_OPTIONS))))
+    options = []
+    if solver == "cpsat" and draw(st.integers(0, 3)):
+        options.append("parameters=" + json.dumps(draw(cpsat_parameters())))
+    for name in draw(st.lists(st.sampled_from(_BACKEND_OPTIONS[solver] or ["bogus"]), max_size=2,
+                              unique=True)):
+        value = draw(st.one_of(_HOSTILE.map(json.dumps), st.text(max_size=6)))
+        options.append(f"{name}={value}")
+    return solver, options
+
+
+@given(hostile_options())
+@settings(max_examples=160, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_hostile_backend_options_are_answered_or_refused_on_one_line(case):
+    from naive import naive_is_solution
+
+    solver, options = case
+    argv = ["solve", "8", "--queen", "0,1", "--solver", solver, "--format", "json", "--time-limit", "2"]
+    for option in options:
+        argv += ["-O", option]
+    code, out, err = run_main(argv)
+    event(f"exit {code}")
+    assert code in (0, 1, 2, 3, 5) and "Traceback" not in err, (code, err[-2000:])
+    assert "absl::InitializeLog" not in err and "E0000" not in err, err[-2000:]
+    if code == 2:
+        assert out == "" and one_line(err).startswith(("nqcsp: error:", "nqcsp solve: error:"))
+        return
+    (line,) = out.splitlines()          # stdout is the record alone, whatever the backend logged
+    record = json.loads(line)
+    if record["status"] == "SAT":
+        assert naive_is_solution(8, record["columns"], [(0, 1)])
+
+
+_PROOF_NAMES = st.sampled_from(["", ".", "..", "d", "f", "dl", "sd", "proof.lrat", "proof.drat",
+                                "statement.cnf", "certificate.json", "new", "x y", "\x01"])
+
+
+@given(st.lists(_PROOF_NAMES, max_size=3), st.booleans())
+@settings(max_examples=110, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_hostile_proof_dir_is_written_or_refused_and_never_writes_elsewhere(parts, trailing_slash):
+    import tempfile
+
+    from naive import naive_has_solution
+
+    with tempfile.TemporaryDirectory() as root:
+        tree = os.path.join(root, "tree")
+        os.makedirs(os.path.join(tree, "d", "proof.drat"))           # a directory where a proof goes
+        with open(os.path.join(root, "precious"), "w") as handle:
+            handle.write("precious\n")
+        with open(os.path.join(tree, "f"), "w") as handle:
+            handle.write("a file\n")
+        os.symlink(os.path.join(root, "precious"), os.path.join(tree, "d", "proof.lrat"))
+        os.symlink(os.path.join(root, "precious"), os.path.join(tree, "proof.lrat"))
+        os.symlink(os.path.join(root, "missing"), os.path.join(tree, "dl"))
+        os.symlink(os.path.join(tree, "d"), os.path.join(tree, "sd"))
+        path = os.path.join(tree, *parts) if parts else ""
+        path += "/" if trailing_slash and path else ""
+        cwd = os.getcwd()
+        os.chdir(tree)
+        try:
+            code, out, err = run_main(["solve", "8", "--queen", "0,0", "--queen", "1,2", "--solver",
+                                       "backtrack", "--proof-dir", path])
+        finally:
+            os.chdir(cwd)
+        event(f"exit {code}")
+        with open(os.path.join(root, "precious")) as handle:
+            assert handle.read() == "precious\n"
+        assert code in (1, 2) and "Traceback" not in err, (code, err)
+        if code == 2:
+            assert out == "" and "proof " in one_line(err)
+            return
+        assert "checked by" in out and not naive_has_solution(8, [(0, 0), (1, 2)])
+        written = os.path.join(tree, path)
+        assert not os.path.islink(os.path.join(written, "proof.lrat"))
+        assert not os.path.exists(os.path.join(written, "proof.drat"))
+        code, out, err = run_main(["check-proof", os.path.join(written, "statement.cnf"),
+                                   os.path.join(written, "proof.lrat")])
+        assert code == 0, out + err
