@@ -7,6 +7,7 @@ blocked sets beyond the known terms.
     python -m benchmarks.thresholds evidence --from 4 --to 22 [--jobs 2] [--search-first 5] [--up-to K]
                                              [--checkpoint DIR] [--out benchmarks/results/thresholds]
     python -m benchmarks.thresholds check [--from 4] [--to 26] [--jobs 2] [--cake-lpr PATH] [--dask]
+    python -m benchmarks.thresholds search-limit [--n 22] [--queens 5] [--limits 0.05 0.3 1 2] [--jobs 2]
 
 ``sweep`` runs ``nqcsp.completion_threshold(n)`` per n and prints a(n), the classes of every level, the
 blocked set and its certificate, and the CPU seconds (user + sys of this process with ``--jobs 1``, where
@@ -25,7 +26,11 @@ decided.
 (times, witnesses per level, the search spent; not evidence). ``check`` re-checks every ``OUT/a<n>.json.xz``
 in a fresh process each (``nqcsp check-threshold``, its wall seconds and peak memory measured from
 outside), and prints the table: n, a(n), the blocked set, the sets of each level, the witnesses, the file's
-size and SHA-256, and the re-check's time and memory, beside the published terms."""
+size and SHA-256, and the re-check's time and memory, beside the published terms.
+
+``search-limit`` times the command ``nqcsp blockades N --queens K --search --time-limit S --jobs J`` (wall;
+best, median and worst of ``--repeat`` fresh processes) against the promise: S plus max(10% of S, 0.5 s)
+plus the start-up of a trivial command (``nqcsp solve 4``, timed the same way). """
 
 from __future__ import annotations
 
@@ -224,6 +229,36 @@ def check(first: int, last: int, jobs: int, out: str, cake_lpr: str | None, dask
             print(done.stdout[-2000:], done.stderr[-2000:])
     print(f"{wrong} invalid or disagreeing")
     return 1 if wrong else 0
+def _wall(command: Sequence[str], repeat: int) -> list[float]:
+    import subprocess
+    import sys
+
+    times = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "nqcsp", *command], capture_output=True, check=False)
+        times.append(time.perf_counter() - began)
+    return sorted(times)
+
+
+def search_limit(n: int, queens: int, limits: Sequence[float], jobs: int, repeat: int) -> int:
+    import os
+
+    startup = _wall(["solve", "4", "--format", "columns"], repeat)
+    print(f"start-up of a trivial command (nqcsp solve 4): best {startup[0]:.2f} s, median "
+          f"{startup[len(startup) // 2]:.2f} s; load {os.getloadavg()[0]:.1f}")
+    print(f"{'limit s':>8} {'best s':>7} {'median s':>8} {'worst s':>7} {'allowed s':>9}  command")
+    late = 0
+    for limit in limits:
+        command = ["blockades", str(n), "--queens", str(queens), "--search", "--time-limit", str(limit),
+                   "--jobs", str(jobs), "--format", "json"]
+        times = _wall(command, repeat)
+        allowed = limit + max(0.1 * limit, 0.5) + startup[len(startup) // 2]
+        median = times[len(times) // 2]
+        late += median > allowed
+        print(f"{limit:>8g} {times[0]:>7.2f} {median:>8.2f} {times[-1]:>7.2f} {allowed:>9.2f}  "
+              f"nqcsp {' '.join(command)}")
+    return 1 if late else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -263,12 +298,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     five.add_argument("--out", default=OUT)
     five.add_argument("--cake-lpr", default=None)
     five.add_argument("--dask", action="store_true")
+    six = sub.add_parser("search-limit")
+    six.add_argument("--n", type=int, default=22)
+    six.add_argument("--queens", type=int, default=5)
+    six.add_argument("--limits", type=float, nargs="+", default=[0.05, 0.3, 1.0, 2.0])
+    six.add_argument("--jobs", type=int, default=2)
+    six.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
     if args.command == "evidence":
         return evidence(args.first, args.last, args.jobs, args.search_first, args.up_to, args.checkpoint,
                         args.out)
     if args.command == "check":
         return check(args.first, args.last, args.jobs, args.out, args.cake_lpr, args.dask)
+    if args.command == "search-limit":
+        return search_limit(args.n, args.queens, args.limits, args.jobs, args.repeat)
     if args.command == "sweep":
         return sweep(args.first, args.last, args.jobs, args.check, args.search_first)
     if args.command == "project":

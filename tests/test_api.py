@@ -136,12 +136,25 @@ def test_import_is_lazy_and_public_names_load_on_first_use():
         nqcsp.no_such_name  # noqa: B018
 
 
-def test_an_infinite_time_limit_means_none():
+@pytest.mark.parametrize("limit", [float("inf"), float("-inf"), float("nan"), 0, 0.0, -1, 10**400],
+                         ids=["inf", "-inf", "nan", "0", "0.0", "-1", "10**400"])
+def test_a_time_limit_is_finite_and_positive_or_none(limit):
+    # inf was taken as no limit (`threshold --search-first inf` never ended): None says that, inf is refused.
     from nqcsp.runtime.limits import Limits
+    from nqcsp.studies.blockade_search import search
 
-    unlimited = Limits.start(float("inf"))
+    with pytest.raises(ValueError, match="time_limit must be a finite number of seconds > 0"):
+        solve(8, [(0, 3)], time_limit=limit)
+    with pytest.raises(ValueError, match="time_limit"):
+        Limits.start(limit)
+    with pytest.raises(ValueError, match="time_limit"):
+        search(8, 2, limit)
+    if limit != 0:      # search_first=0 is "no search first", the default
+        with pytest.raises(ValueError, match="search_first"):
+            nqcsp.completion_threshold(8, search_first=limit)
+    unlimited = Limits.start(None)
     assert unlimited.time_limit is None and unlimited.remaining() is None
-    result = solve(8, [(0, 3)], time_limit=float("inf"))
+    result = solve(8, [(0, 3)], time_limit=None)
     assert result.status is Status.SAT and naive_is_solution(8, result.columns.tolist(), [(0, 3)])
 
 

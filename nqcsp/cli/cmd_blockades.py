@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.queens != 1 or args.search:
         return run_sets(args)
-    if args.checkpoint or args.time_limit:
+    if args.checkpoint is not None or args.time_limit is not None:
         raise UsageError("--checkpoint and --time-limit go with --queens K (K > 1) or --search")
     from tqdm import tqdm
 
@@ -141,7 +141,7 @@ def run_sets(args: argparse.Namespace) -> int:
         bar.close()
         if account is not None:
             write_sets(account, args)
-        kept = f"; rerun with --checkpoint {args.checkpoint} to resume" if args.checkpoint else ""
+        kept = f"; rerun with --checkpoint {args.checkpoint} to resume" if args.checkpoint is not None else ""
         sys.stderr.write(f"nqcsp: interrupted: {account.tasks_done if account else 0} tasks finished{kept}\n")
         return EXIT_INTERRUPTED
     bar.close()
@@ -190,7 +190,7 @@ def run_search(args: argparse.Namespace, n: int, k: int) -> int:
 
     if args.time_limit is None:
         raise UsageError("--search needs --time-limit S (it runs until then)")
-    if args.checkpoint:
+    if args.checkpoint is not None:
         raise UsageError("--checkpoint goes with a sweep, not with --search")
     try:
         with executor_from_args(args, warm=load_queen_set_kernels) as executor:
@@ -203,9 +203,10 @@ def run_search(args: argparse.Namespace, n: int, k: int) -> int:
         json.dump(report.to_json(), sys.stdout)
         sys.stdout.write("\n")
     else:
+        idle = f" ({report.idle})" if report.idle else ""
         print(f"n = {n}, {k} queens: {report.chains} chains, {report.seconds:.1f} s, {report.moves} moves, "
               f"{report.decided} classes decided exactly: {report.completable} completable, "
-              f"{len(report.blocked)} blocked, {len(report.undecided)} undecided")
+              f"{len(report.blocked)} blocked, {len(report.undecided)} undecided{idle}")
         write_classes(report.blocked, report.undecided)
     sys.stdout.flush()
     return EXIT_UNKNOWN if report.undecided and not report.blocked else EXIT_OK

@@ -77,6 +77,9 @@ def check_room(text_bytes: int, args: argparse.Namespace) -> None:
     if args.max_size is not None and text_bytes > args.max_size:
         raise UsageError(f"{size}, over --max-size {format_bytes(args.max_size)}")
     if args.output != "-":
+        from nqcsp.runtime.paths import file_to_write
+
+        file_to_write(args.output, "output")
         folder = os.path.dirname(os.path.abspath(args.output))
         try:
             free = shutil.disk_usage(folder).free
@@ -108,13 +111,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_bytes(path: str, write: Callable[[BinaryIO], object]) -> None:
+    """The CNF to stdout, or to FILE whole or not at all: Ctrl-C or a full disk leaves FILE as it was
+    (a truncated CNF is still DIMACS to a reader that ignores the header's counts)."""
+    from nqcsp.runtime.paths import write_whole
+
     if path == "-":
         sys.stdout.flush()
         write(sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return
-    try:
-        with open(path, "wb") as out:
-            write(out)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path!r}: {exc.strerror}") from None
+    with write_whole(path, "output", follow_link=True) as out:
+        write(out)

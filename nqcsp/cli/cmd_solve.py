@@ -70,12 +70,16 @@ def run(args: argparse.Namespace) -> int:
     from nqcsp.board.result import Status
 
     if args.batch is not None:
-        if args.n is not None or args.queen or args.queens_file or args.proof_dir:
+        if args.n is not None or args.queen or args.queens_file or args.proof_dir is not None:
             raise UsageError("--batch takes its problems from the file: give no N, --queen, --queens-file "
                              "or --proof-dir")
         return run_batch(args)
     if args.n is None:
         raise UsageError("give N, or --batch FILE")
+    if args.proof_dir is not None:
+        from nqcsp.runtime.paths import directory_to_write
+
+        directory_to_write(args.proof_dir, "proof directory")      # before the solve, not after it
     queens = list(args.queen)
     if args.queens_file is not None:
         queens += parse_queens_text(read_input(args.queens_file), args.queens_file)
@@ -111,10 +115,7 @@ def write_proof_dir(result: Result, directory: str) -> None:
         sys.stderr.write(f"nqcsp: --proof-dir: nothing written to {directory!r}: the answer is "
                          f"{result.status} ({what})\n")
         return
-    try:
-        write_certificate(result.certificate, directory)
-    except OSError as exc:
-        raise UsageError(f"cannot write the certificate to {directory!r}: {exc.strerror}") from None
+    write_certificate(result.certificate, directory)
 
 
 # Board text is rendered by numpy at about 1 ns a byte (n (n + 1) bytes); JSON joins the columns text

@@ -70,6 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from nqcsp.cli.progress import SweepBar
+    from nqcsp.runtime.paths import file_to_write
     from nqcsp.studies.evidence import write_evidence
     from nqcsp.studies.queen_sets import load_queen_set_kernels
     from nqcsp.studies.threshold import UndecidedError, completion_threshold
@@ -78,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"N must be at least 4 (OEIS A374013 starts at n = 4), got {args.n}")
     if args.up_to is not None and args.up_to >= args.n:
         raise UsageError(f"--up-to must be below N = {args.n}, got {args.up_to}")
+    if args.evidence is not None:
+        # Before the computation, which may take hours: a path it cannot write is bad input now.
+        file_to_write(args.evidence, "evidence file", probe=True)
     bar = SweepBar(not args.no_progress)
     try:
         with executor_from_args(args, warm=load_queen_set_kernels) as executor:
@@ -95,11 +99,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"nqcsp: unknown: {exc}\n")
         return EXIT_UNKNOWN
     bar.close()
-    if args.evidence:
-        try:
-            write_evidence(found.evidence(), args.evidence)
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.evidence!r}: {exc.strerror}") from None
+    if args.evidence is not None:
+        write_evidence(found.evidence(), args.evidence)
     if args.json:
         json.dump(found.to_json(), sys.stdout)
         sys.stdout.write("\n")

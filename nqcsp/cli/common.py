@@ -68,13 +68,14 @@ def positive_int_arg(text: str) -> int:
 
 
 def positive_float_arg(text: str) -> float:
+    """Seconds for every flag that takes them (``--time-limit``, ``--search-first``): checked by the
+    API's own check, so a limit is finite and > 0 on the command line exactly as in ``nqcsp.solve``."""
+    from nqcsp.runtime.values import as_seconds
+
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return value
+        return as_seconds(float(text), "the value")
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text!r}") from None
 
 
 def memory_arg(text: str) -> int:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from nqcsp.board.problem import Cell, Problem, find_attack
 from nqcsp.board.result import Certificate, ProofFile, evidence_json
 from nqcsp.runtime.limits import Limits, OutOfTime, format_bytes
+from nqcsp.runtime.paths import make_directory, remove_owned, write_whole
 
 if TYPE_CHECKING:
     from nqcsp.proof.dimacs import Cnf
@@ -364,6 +365,9 @@ class ConcurrentLratCheck:
 
 STATEMENT_FILE = "statement.cnf"
 PROOF_FILES = {"drat": "proof.drat", "lrat": "proof.lrat"}
+CERTIFICATE_FILE = "certificate.json"
+# Every file nqcsp writes into a proof directory (the JSON is always rewritten).
+EVIDENCE_FILES = (STATEMENT_FILE, *PROOF_FILES.values())
 
 
 def _evidence(kind: str, details: dict[str, Any]) -> dict[str, bytes | ProofFile]:
@@ -389,18 +393,21 @@ def write_certificate(certificate: Certificate, directory: str | pathlib.Path) -
     """Write the certificate to ``directory`` (created if missing): ``certificate.json`` always, and its
     ``statement.cnf`` and proof (``proof.drat`` or ``proof.lrat``) when it holds them. ``nqcsp check-proof
     statement.cnf proof.lrat`` checks the pair again; the JSON's sha256 values name the exact bytes.
-    Returns the paths."""
-    folder = pathlib.Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
+    Each file is written whole or not at all, replacing a symbolic link of its name rather than writing
+    through it; the files of an earlier certificate this one does not have are removed, so a directory
+    never holds a proof beside a statement it does not refute. ValueError naming the directory for a path
+    that cannot hold them. Returns the paths."""
+    folder = make_directory(directory, "proof directory")
     evidence = _evidence(certificate.kind, certificate.details)
+    remove_owned(folder, tuple(name for name in EVIDENCE_FILES if name not in evidence), "proof directory")
+    written = []
     for name, data in evidence.items():
-        path = folder / name
-        path.write_bytes(data.view() if isinstance(data, ProofFile) else data)
-        written.append(path)
-    path = folder / "certificate.json"
+        with write_whole(folder / name, "proof file") as handle:
+            handle.write(data.view() if isinstance(data, ProofFile) else data)
+        written.append(folder / name)
     document = certificate.to_json()
     document["files"] = {name: evidence_json(data) for name, data in evidence.items()}
-    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    written.append(path)
+    with write_whole(folder / CERTIFICATE_FILE, "proof file") as handle:
+        handle.write((json.dumps(document, indent=2) + "\n").encode("utf-8"))
+    written.append(folder / CERTIFICATE_FILE)
     return written

@@ -1,6 +1,8 @@
 """What every layer runs on: time and memory limits (``limits``), executors and Dask (``parallel``),
-checkpoint files (``checkpoint``), loading modules on first use (``lazy``), numba's helpers (``jit``) and
-the one check of plain values from outside (``values``).
+checkpoint files (``checkpoint``), loading modules on first use (``lazy``), numba's helpers (``jit``), the
+one check of plain values from outside (``values``: integers, seconds, JSON records), the one check of
+paths nqcsp writes and the writing of whole files (``paths``), and the one way native solver logs go
+(``solver_logs``).
 
 May import: the standard library, numpy, numba, and Dask when asked. Nothing of the rest of nqcsp.
 """

@@ -3,61 +3,102 @@
 A task's line is written, flushed and synced before the task counts, so an interrupt or a crash loses at
 most the tasks that were running; a resumed run skips every task whose line is there and reads its result
 back, so nothing is counted twice. A half-written last line (a crash mid-write) is cut off on resume.
+
+A checkpoint is input, like any file a user hands over: this module checks its form (the path is a regular
+file or none, every line a JSON object, the header this run's, every other line a ``"task"`` named once),
+and refuses anything else as bad input naming the file and the line. What a task's line *says* is for its
+owner to check again before it counts (``nqcsp.studies.queen_sets`` recomputes every record from its task
+and its witnesses): nothing read back is believed.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import pathlib
 from typing import Any
+
+from nqcsp.runtime.paths import file_to_append
+from nqcsp.runtime.values import Fields
 
 
 class Checkpoint:
     """Finished tasks of one run (``done``: task id -> its record), appended to as tasks finish."""
 
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
-        self.path = pathlib.Path(path)
+        self.path = file_to_append(path, "checkpoint")
         self.header = header
         self.done: dict[str, dict[str, Any]] = {}
-        if self.path.exists() and self.path.stat().st_size:
+        self.line_of: dict[str, int] = {}
+        try:
+            existing = self.path.stat().st_size
+        except FileNotFoundError:
+            existing = 0
+        except OSError as exc:
+            raise self._os_error(exc) from None
+        if existing:
             self._load()
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._append({"header": header})
 
+    def where(self, task: str) -> str:
+        """Where the record of ``task`` was read: the file and its line, for messages."""
+        return f"checkpoint {str(self.path)!r} line {self.line_of.get(task, '?')}"
+
+    def _os_error(self, exc: OSError) -> ValueError:
+        return ValueError(f"cannot use checkpoint {str(self.path)!r}: {exc.strerror or exc}")
+
     def _load(self) -> None:
-        data = self.path.read_bytes()
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise self._os_error(exc) from None
         lines = data.split(b"\n")
         good = 0          # bytes of complete, parsable lines
-        records = []
-        for number, line in enumerate(lines):
+        records: list[tuple[int, Any]] = []
+        for number, line in enumerate(lines, 1):
             if not line.strip():
                 good += len(line) + 1
                 continue
             try:
                 record = json.loads(line)
+            except RecursionError:
+                raise ValueError(f"checkpoint {str(self.path)!r} line {number} nests too deeply to be a "
+                                 "record") from None
             except ValueError:
-                if number == len(lines) - 1 or all(not rest.strip() for rest in lines[number + 1:]):
+                if all(not rest.strip() for rest in lines[number:]):
                     break       # the torn last line of a crash: dropped, its task runs again
-                raise ValueError(f"checkpoint {str(self.path)!r}: line {number + 1} is not JSON") from None
-            records.append(record)
+                raise ValueError(f"checkpoint {str(self.path)!r}: line {number} is not JSON") from None
+            records.append((number, record))
             good += len(line) + 1
-        if not records or records[0].get("header") != self.header:
-            found = records[0].get("header") if records else None
-            raise ValueError(f"checkpoint {str(self.path)!r} belongs to another run: its header is {found}, "
-                             f"this run's is {self.header}")
+        first = records[0][1] if records else None
+        if not isinstance(first, dict) or first.get("header") != self.header:
+            found = first.get("header") if isinstance(first, dict) else first
+            shown = json.dumps(found, default=str)[:200]
+            raise ValueError(f"checkpoint {str(self.path)!r} belongs to another run (or is not a "
+                             f"checkpoint): its first line is {shown}, this run's header is "
+                             f"{json.dumps(self.header)}")
+        for number, record in records[1:]:
+            task = Fields(record, f"checkpoint {str(self.path)!r} line {number}").text("task")
+            if task in self.done:
+                raise ValueError(f"checkpoint {str(self.path)!r} line {number}: task {task!r} is recorded "
+                                 f"twice (first on line {self.line_of[task]})")
+            self.done[task] = record
+            self.line_of[task] = number
         if good < len(data):
-            with open(self.path, "r+b") as handle:
-                handle.truncate(min(good, len(data)))
-        for record in records[1:]:
-            self.done.setdefault(str(record["task"]), record)
+            try:
+                with open(self.path, "r+b") as handle:
+                    handle.truncate(min(good, len(data)))
+            except OSError as exc:
+                raise self._os_error(exc) from None
 
     def _append(self, record: dict[str, Any]) -> None:
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, separators=(",", ":")) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with open(self.path, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise self._os_error(exc) from None
 
     def record(self, task: str, record: dict[str, Any]) -> None:
         """Keep a finished task (a second record of the same task is ignored)."""

@@ -10,6 +10,7 @@ imports under one lock, and ``loaded`` answers only for modules that ``load`` fi
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from types import ModuleType
 
@@ -33,6 +34,24 @@ def load(module: str) -> ModuleType:
 def loaded(module: str) -> ModuleType | None:
     """The module when ``load`` has finished importing it, else None (never a half-executed one)."""
     return _FINISHED.get(module)
+
+
+# Seconds before a numba kernel's first call in a process, which no deadline can interrupt: importing
+# numba and loading the cached kernel (0.5 to 0.9 s measured on the shared 2-core machine), or, numba
+# imported already (another kernel ran), loading the cached kernel alone (0.02 to 0.05 s measured: qs4's
+# and the queen-set kernels'), with margin.
+NUMBA_AND_KERNEL_LOAD_S = 0.8
+KERNEL_LOAD_S = 0.2
+
+
+def kernel_startup_s(module: str, kernel: str) -> float:
+    """Seconds before ``module.kernel`` (a numba dispatcher) can run in this process: 0 once a version is
+    loaded here, ``KERNEL_LOAD_S`` when numba is imported (only the cached kernel to load), else
+    ``NUMBA_AND_KERNEL_LOAD_S``. Compiling on a cold cache is ``nqcsp.runtime.jit.needs_compiling``'s."""
+    found = loaded(module) or sys.modules.get(module)
+    if getattr(getattr(found, kernel, None), "overloads", None):
+        return 0.0
+    return KERNEL_LOAD_S if "numba" in sys.modules else NUMBA_AND_KERNEL_LOAD_S
 
 
 class MissingDependency(ImportError):

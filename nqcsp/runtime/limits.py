@@ -11,15 +11,13 @@ and the figure, so no user ever sees MemoryError or waits past the deadline.
 from __future__ import annotations
 
 import contextlib
-import math
-import numbers
 import os
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from nqcsp.runtime.values import as_int
+from nqcsp.runtime.values import as_int, as_seconds
 
 # What is left for the rest of the process (the interpreter, imports, result objects) when the default
 # budget is taken from the machine's available memory.
@@ -95,15 +93,11 @@ def default_memory_limit() -> int:
 
 
 def as_time_limit(time_limit: object) -> float | None:
-    """Seconds, > 0; None and +inf both mean no limit."""
+    """Seconds, finite and > 0, or None for no limit (infinity is refused: a limit is a promise to answer
+    by then, and None says "no limit" without pretending to be one)."""
     if time_limit is None:
         return None
-    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
-        raise TypeError(f"time_limit must be a number of seconds, got {time_limit!r}")
-    value = float(time_limit)
-    if math.isnan(value) or not value > 0:
-        raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
-    return None if math.isinf(value) else value
+    return as_seconds(time_limit, "time_limit")
 
 
 def as_memory_limit(memory_limit: object) -> int:

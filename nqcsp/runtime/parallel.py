@@ -54,10 +54,46 @@ class SchedulerLost(RuntimeError):
     """The Dask scheduler went away during a run and the client could not reconnect within its timeout."""
 
 
-def _ignore_sigint() -> None:
-    # Ctrl-C in a terminal reaches the whole process group: the parent decides what to do (cancel, kill the
-    # workers, write what is finished); a worker interrupted mid-task would only print a traceback.
+# Linux's prctl option that sends the calling process a signal when its parent dies.
+_PR_SET_PDEATHSIG = 1
+# How often a worker without that option looks whether its parent is still there.
+_ORPHAN_POLL_S = 0.5
+
+
+def _start_worker(parent: int) -> None:
+    """Every pool worker's first step. Ctrl-C in a terminal reaches the whole process group: the parent
+    decides what to do (cancel, kill the workers, write what is finished); a worker interrupted mid-task
+    would only print a traceback, so it ignores SIGINT. And a worker dies with its parent: killed with
+    SIGKILL, the parent cannot kill its workers, and they waited for tasks forever (idle) or ran theirs
+    to the end (busy)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL from the kernel the moment ``parent`` dies (Linux: prctl PR_SET_PDEATHSIG, effective even
+    inside a native call that never returns to Python), else a thread polling for the parent. The signal
+    is tied to the thread that forked this worker, which for a pool is the thread submitting to it; a pool
+    whose workers die with that thread is renewed like any broken pool."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+        if armed:
+            if os.getppid() != parent:      # it died before the option was set
+                os._exit(1)
+            return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_ORPHAN_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="nqcsp-orphan-watch", daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -67,7 +103,7 @@ def _sigint_deferred() -> Iterator[None]:
     A Ctrl-C that lands while ``os.fork`` runs its Python at-fork hooks raises KeyboardInterrupt inside a
     hook, where Python prints "Exception ignored" and drops it: ``nqcsp blockades`` then ran on to the end
     and exited 0. Blocked, the signal stays pending and is delivered when the fork is over. A worker forked
-    meanwhile inherits the blocked mask; it ignores SIGINT anyway (``_ignore_sigint``)."""
+    meanwhile inherits the blocked mask; it ignores SIGINT anyway (``_start_worker``)."""
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -87,7 +123,8 @@ class ProcessPool(Executor):
         self._pool = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.max_workers, initializer=_ignore_sigint)
+        return ProcessPoolExecutor(max_workers=self.max_workers, initializer=_start_worker,
+                                   initargs=(os.getpid(),))
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
         # The pool forks its workers inside submit.

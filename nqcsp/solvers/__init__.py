@@ -97,7 +97,7 @@ _SPECS: tuple[BackendSpec, ...] = (
                  Option("expand_alldiff", True, "bool", "expand AllDifferent into at-most-ones"),
                  Option("parameters", None, "custom", "any CP-SAT parameter by name (semantics kept)",
                         check=_lazy_check("nqcsp.solvers.cpsat", "check_parameters")),
-                 Option("log", False, "bool", "CP-SAT search log on stdout")),
+                 Option("log", False, "bool", "CP-SAT search log, on stderr")),
                 check_together=_lazy_check("nqcsp.solvers.cpsat", "check_option_combination")),
     BackendSpec("sat", "nqcsp.solvers.sat", "SatSolver", True, ("pysat", "dratify"),
                 "CNF of the residual board, PySAT solver and encoding by option; DRAT proof on UNSAT",

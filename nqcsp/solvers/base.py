@@ -52,7 +52,7 @@ class Option:
 
     ``kind`` is "bool", "int" (within ``low``..``high``), "choice" (one of ``choices``) or "custom"
     (``check`` validates and returns the value to use). Every check raises TypeError or ValueError naming
-    the option and the value.
+    the option and the value. An option whose default is None takes None, its default, too.
     """
 
     name: str
@@ -65,6 +65,9 @@ class Option:
     check: Callable[[Any], Any] | None = None
 
     def validate(self, value: Any) -> Any:
+        if value is None and self.default is None:
+            # The default itself, as ``nqcsp solvers --json`` advertises it: "chosen by n" (or by phase).
+            return None
         if self.kind == "bool":
             if not isinstance(value, bool):
                 raise TypeError(f"option {self.name} must be True or False, got {value!r}")

@@ -37,7 +37,6 @@ OR-Tools is imported inside the functions, never when nqcsp is imported.
 
 from __future__ import annotations
 
-import json
 import numbers
 import signal
 import sys
@@ -51,8 +50,9 @@ import numpy as np
 from nqcsp.board.construction import permutation_near
 from nqcsp.board.problem import Problem
 from nqcsp.board.residual import RESIDUAL_S_PER_CELL, Residual, estimated_bytes, residual_of
-from nqcsp.board.result import Certificate, InputError, InternalSolverError, Result, Status, columns_array
+from nqcsp.board.result import Certificate, InternalSolverError, Result, Status, columns_array
 from nqcsp.proof.certify import empty_line_certificate
+from nqcsp.runtime import solver_logs
 from nqcsp.runtime.limits import Limits, OutOfTime, Unfinished, time_limit_reason
 from nqcsp.solvers.base import BUILD_S, REASON, SEARCH_S, SOLVE_S, STAGE
 
@@ -109,6 +109,7 @@ CALL_PARAMETERS = {
     "num_search_workers": "use the workers option",
     "catch_sigint_signal": "nqcsp handles Ctrl-C itself",
     "enumerate_all_solutions": "a solve call asks for one solution",
+    "log_to_stdout": "CP-SAT's log goes to stderr (the log option): stdout carries the answer alone",
 }
 
 
@@ -127,7 +128,10 @@ def check_option_combination(config: dict[str, Any]) -> None:
 
 
 def check_parameters(parameters: object) -> dict[str, Any] | None:
-    """The ``parameters`` option: a dict of CP-SAT parameter names to values, each checked by type."""
+    """The ``parameters`` option: a dict of CP-SAT parameter names to values, every value checked before
+    any solve: its type and range against the field (``parameters_message``), then by CP-SAT's own
+    validation (``_validated_by_cpsat``: NaN, infinities, negative sizes, ...). ValueError or TypeError
+    naming the parameter; the C++ text parser never sees a value that was not checked."""
     if parameters is None:
         return None
     if not isinstance(parameters, dict):
@@ -139,7 +143,7 @@ def check_parameters(parameters: object) -> dict[str, Any] | None:
             raise ValueError(f"CP-SAT parameter {name} is refused: {SEMANTIC_PARAMETERS[name]}")
         if name in CALL_PARAMETERS:
             raise ValueError(f"CP-SAT parameter {name} is refused: {CALL_PARAMETERS[name]}")
-        _parameter_text(name, value)
+    _validated_by_cpsat(parameters_message(parameters))
     return dict(parameters)
 
 
@@ -147,49 +151,110 @@ def _is_default(name: str, value: object) -> bool:
     """Whether ``value`` is CP-SAT's own default for ``name`` (setting it then changes nothing)."""
     from ortools.sat import sat_parameters_pb2
 
-    default = getattr(sat_parameters_pb2.SatParameters(), name)
+    default = getattr(sat_parameters_pb2.SatParameters(), name, None)
     return type(value) is type(default) and value == default
 
 
-def _parameter_text(name: str, value: object) -> str:
-    """One CP-SAT parameter as protobuf text, after checking the value's type against the field."""
-    from google.protobuf.descriptor import FieldDescriptor
+def parameters_message(parameters: dict[str, Any]) -> Any:
+    """The parameters as a ``SatParameters`` protobuf message built in Python, each value checked against
+    its field first: the exact type (a bool is not a number, a number not a bool), an enum by name or by
+    one of its numbers, a number that fits the field (protobuf's own range check)."""
     from ortools.sat import sat_parameters_pb2
 
-    field = sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name.get(name)
-    if field is None:
-        raise ValueError(f"unknown CP-SAT parameter {name!r} in parameters")
-    repeated = field.is_repeated
-    if repeated and not isinstance(value, (list, tuple)):
-        raise TypeError(f"CP-SAT parameter {name} takes a list, got {value!r}")
-    items = list(value) if repeated else [value]  # type: ignore[call-overload]
-    texts = []
-    for item in items:
-        if field.type == FieldDescriptor.TYPE_BOOL:
-            ok, text = isinstance(item, bool), str(item).lower()
-        elif field.type == FieldDescriptor.TYPE_STRING:
-            ok, text = isinstance(item, str), json.dumps(item)
-        elif field.type == FieldDescriptor.TYPE_ENUM:  # a name such as "FIXED_SEARCH" or its number
-            ok = isinstance(item, str) and item.isidentifier() or isinstance(item, numbers.Integral)
-            text = str(item)
-        elif field.cpp_type in (FieldDescriptor.CPPTYPE_DOUBLE, FieldDescriptor.CPPTYPE_FLOAT):
-            ok = isinstance(item, numbers.Real)
-            text = repr(float(item)) if ok else ""  # type: ignore[arg-type]
-        else:
-            ok, text = isinstance(item, numbers.Integral), str(item)
-        if not ok or isinstance(item, bool) != (field.type == FieldDescriptor.TYPE_BOOL):
-            raise TypeError(f"CP-SAT parameter {name} cannot take {item!r} ({type(item).__name__})")
-        texts.append(f"{name}: {text}")
-    return "\n".join(texts)
+    message = sat_parameters_pb2.SatParameters()
+    for name, value in parameters.items():
+        field = message.DESCRIPTOR.fields_by_name.get(name)
+        if field is None:
+            raise ValueError(f"unknown CP-SAT parameter {name!r} in parameters")
+        if field.is_repeated and not isinstance(value, (list, tuple)):
+            raise TypeError(f"CP-SAT parameter {name} takes a list, got {_shown(value)}")
+        items = list(value) if field.is_repeated else [value]
+        converted = [_field_value(name, field, item) for item in items]
+        try:
+            if field.is_repeated:
+                getattr(message, name).extend(converted)
+            else:
+                setattr(message, name, converted[0])
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"CP-SAT parameter {name} cannot take {_shown(value)}: {exc}") from None
+    return message
+
+
+def _field_value(name: str, field: Any, item: object) -> Any:
+    """``item`` as a value of ``field``, or TypeError/ValueError naming the parameter."""
+    from google.protobuf.descriptor import FieldDescriptor
+
+    def refuse(wanted: str) -> TypeError:
+        return TypeError(f"CP-SAT parameter {name} takes {wanted}, got {_shown(item)} "
+                         f"({type(item).__name__})")
+
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        raise TypeError(f"CP-SAT parameter {name} is a nested message, which cannot be set here")
+    if field.type == FieldDescriptor.TYPE_BOOL:
+        if not isinstance(item, bool):
+            raise refuse("true or false")
+        return item
+    if field.type == FieldDescriptor.TYPE_STRING:
+        if not isinstance(item, str):
+            raise refuse("a string")
+        return item
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        names = field.enum_type.values_by_name
+        if isinstance(item, str) and item in names:
+            return names[item].number
+        if isinstance(item, int) and not isinstance(item, bool) and item in field.enum_type.values_by_number:
+            return item
+        raise ValueError(f"CP-SAT parameter {name} takes one of {', '.join(names)} (or its number), "
+                         f"got {_shown(item)}")
+    if isinstance(item, bool):
+        raise refuse("a number")
+    if field.cpp_type in (FieldDescriptor.CPPTYPE_DOUBLE, FieldDescriptor.CPPTYPE_FLOAT):
+        if not isinstance(item, numbers.Real):
+            raise refuse("a number")
+        try:
+            return float(item)
+        except OverflowError:
+            raise ValueError(f"CP-SAT parameter {name} cannot take {_shown(item)}: not a finite "
+                             "number") from None
+    if not isinstance(item, numbers.Integral):
+        raise refuse("an integer")
+    return int(item)
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _validated_by_cpsat(message: Any) -> None:
+    """CP-SAT's own check of the parameters (its ValidateParameters, which Python does not expose), asked
+    through a solve of the empty model with no time to search: MODEL_INVALID names the parameter."""
+    from google.protobuf import text_format
+    from ortools.sat import sat_parameters_pb2
+    from ortools.sat.python import cp_model, cp_model_helper
+
+    probe = sat_parameters_pb2.SatParameters()
+    probe.CopyFrom(message)
+    probe.max_time_in_seconds = 0.0
+    probe.num_workers = 1
+    probe.log_search_progress = False
+    native = cp_model_helper.SatParameters()
+    if not native.parse_text_format(text_format.MessageToString(probe)):
+        raise InternalSolverError(f"CP-SAT cannot read back the parameters nqcsp wrote: {probe}")
+    wrapper = cp_model_helper.SolveWrapper()
+    wrapper.set_parameters(native)
+    response = wrapper.solve(cp_model.CpModel().proto)
+    if response.status == cp_model.MODEL_INVALID:
+        raise ValueError(f"CP-SAT refuses the parameters: {response.solution_info}")
 
 
 def _apply_parameters(solver: cp_model.CpSolver, parameters: dict[str, Any]) -> None:
-    """Set CP-SAT parameters by name; an unknown name or a value of the wrong type is named in the error."""
-    for name, value in parameters.items():
-        if not isinstance(name, str):
-            raise TypeError(f"CP-SAT parameter names are strings, got {name!r}")
-        if not solver.parameters.merge_text_format(_parameter_text(name, value)):
-            raise InputError(f"CP-SAT parameter {name} cannot take {value!r}")
+    """Set the (checked) CP-SAT parameters: written as text by protobuf from the checked message, so the
+    C++ parser only ever reads what it accepts."""
+    from google.protobuf import text_format
+
+    if not solver.parameters.merge_text_format(text_format.MessageToString(parameters_message(parameters))):
+        raise InternalSolverError(f"CP-SAT cannot read back the parameters nqcsp wrote: {parameters}")
 
 
 def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int | None,
@@ -219,6 +284,11 @@ def make_solver(config: dict[str, Any], *, time_limit: float | None, seed: int |
     if memory_limit is not None:
         params.max_memory_in_mb = max(1, memory_limit >> 20)
     params.catch_sigint_signal = False
+    # The log (the log option, or log_search_progress among the parameters) goes the one way native logs
+    # go, to stderr; CP-SAT's own printing to stdout is off.
+    params.log_to_stdout = False
+    if params.log_search_progress:
+        solver.log_callback = solver_logs.write_line
     return solver
 
 

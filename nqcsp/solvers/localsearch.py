@@ -29,7 +29,7 @@ from nqcsp.board.construction import (
 )
 from nqcsp.board.problem import Problem
 from nqcsp.board.result import Result, Status, columns_array
-from nqcsp.runtime.lazy import load, loaded
+from nqcsp.runtime.lazy import kernel_startup_s, load
 from nqcsp.runtime.limits import Limits, time_limit_reason
 from nqcsp.solvers.base import REASON, STAGE, Clock
 
@@ -150,9 +150,8 @@ def _seed(seed: int | None) -> int:
     return secrets.randbits(63) if seed is None else seed
 
 
-# Seconds to import numba and load both cached kernels in a fresh process (0.5 to 0.9 s measured); a
-# stage may run this much over the deadline rather than never start in a fresh process.
-KERNEL_LOAD_S = 0.8
+# Loading the kernel (``nqcsp.runtime.lazy.kernel_startup_s``) may run this much over the deadline rather
+# than never start in a fresh process.
 KERNEL_LOAD_GRACE_S = 0.4
 # Seconds to compile a kernel that numba's cache does not hold (a fresh install), measured with an empty
 # NUMBA_CACHE_DIR: qs4 4.6 s on the idle machine, minconflicts 5.5 s with the other core busy; with
@@ -164,9 +163,6 @@ KERNEL_COMPILE_S = 8.0
 KERNELS = "nqcsp.solvers._kernels.localsearch"
 
 
-def _kernel_loaded(kernel: str) -> bool:
-    module = loaded(KERNELS)
-    return module is not None and bool(getattr(module, kernel).overloads)
 
 
 def diagonal_bytes(n: int) -> int:
@@ -192,15 +188,18 @@ class _LocalSearch:
     kernel = ""
 
     def startup_s(self) -> float:
-        """Seconds before the search can start: loading its compiled kernel, once per process. The
-        portfolio adds them to a local-search budget, which is meant for searching."""
-        return 0.0 if _kernel_loaded(self.kernel) else KERNEL_LOAD_S
+        """Seconds before the search can start: loading its compiled kernel, once per process (numba's
+        import too, when no kernel imported it yet). The portfolio adds them to a local-search budget,
+        which is meant for searching."""
+        return kernel_startup_s(KERNELS, self.kernel)
 
     def solve(self, problem: Problem, *, limits: Limits, seed: int | None = None,
               **options: Any) -> Result:
-        if not _kernel_loaded(self.kernel):
-            # Importing numba and loading the cached kernels cannot be interrupted.
-            limits.need_time("search", KERNEL_LOAD_S, grace=KERNEL_LOAD_GRACE_S)
+        startup = self.startup_s()
+        if startup:
+            # Importing numba and loading the cached kernel cannot be interrupted.
+            limits.need_time("search", startup, grace=KERNEL_LOAD_GRACE_S,
+                             why=f"loading {self.name}'s kernel")
         kernels = load(KERNELS)
         limits.need_compiled("search", getattr(kernels, self.kernel), KERNEL_COMPILE_S,
                              f"{self.name}'s kernel", grace=KERNEL_LOAD_GRACE_S)

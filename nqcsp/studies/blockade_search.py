@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 
 from nqcsp.board.result import InternalSolverError, Status
+from nqcsp.runtime.values import as_seconds
 from nqcsp.studies.queen_sets import BlockedClass, UndecidedClass, check_size, key_cells
 
+KERNELS = "nqcsp.bitboard.queen_set_kernels"
 PROBES = 32
 DECIDE_BELOW = 1.0          # estimated solutions under which a set is decided exactly
 RESTART_AFTER = 2_000       # moves without a new best before a fresh random start
@@ -51,6 +53,7 @@ class SearchReport:
     blocked: list[BlockedClass] = field(default_factory=list)
     undecided: list[UndecidedClass] = field(default_factory=list)
     chains: int = 1
+    idle: str = ""              # why a chain did not search at all (its limit shorter than its start-up)
 
     def merge(self, other: SearchReport) -> None:
         self.moves += other.moves
@@ -63,6 +66,7 @@ class SearchReport:
         self.undecided.extend(other.undecided)
         self.seconds = max(self.seconds, other.seconds)
         self.chains += other.chains
+        self.idle = self.idle or other.idle
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "k": self.k, "seconds": round(self.seconds, 3), "chains": self.chains,
@@ -70,7 +74,8 @@ class SearchReport:
                 "completable": self.completable,
                 "best_estimate": None if math.isinf(self.best_estimate) else self.best_estimate,
                 "blocked": [b.to_json() for b in self.blocked],
-                "undecided": [u.to_json() for u in self.undecided]}
+                "undecided": [u.to_json() for u in self.undecided],
+                **({"idle": self.idle} if self.idle else {})}
 
 
 class _Board:
@@ -238,17 +243,28 @@ def search_blocks(n: int, k: int, time_limit: float, seed: int = 0,
 def search_blocked(n: int, k: int, time_limit: float, seed: int = 0, stop_at_first: bool = False,
                    until: float | None = None) -> SearchReport:
     """One annealing chain for ``time_limit`` seconds (see the module's doc), and not past ``until`` (a
-    ``time.time()`` instant: the caller's deadline, which a worker that started late must keep too)."""
-    from nqcsp.bitboard import queen_set_kernels as kernels
+    ``time.time()`` instant: the caller's deadline, which a worker that started late must keep too).
+
+    A chain whose time left is shorter than loading its kernels here (numba's import included in a fresh
+    worker: ``kernel_startup_s``) does not start: loading cannot be cut short, and would end past the
+    deadline with nothing searched. Its report says so (``idle``)."""
+    from nqcsp.runtime.lazy import kernel_startup_s
 
     n, k = check_size(n, k)
-    if not time_limit > 0:
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    time_limit = as_seconds(time_limit, "time_limit")
     started = time.perf_counter()
     if until is not None:
         time_limit = min(time_limit, until - time.time())
     deadline = started + max(time_limit, 0.0)
     report = SearchReport(n, k)
+    startup = kernel_startup_s(KERNELS, "estimate_completions")
+    if startup > time_limit:
+        report.idle = (f"the time left, {max(time_limit, 0.0):.2g} s, is shorter than loading the search's "
+                       f"kernels (about {startup:.2g} s): nothing searched")
+        return report
+
+    from nqcsp.bitboard import queen_set_kernels as kernels
+
     board = _Board(n, k, seed)
     rng = np.random.default_rng(seed)
     decided: set[int] = set()
@@ -311,6 +327,7 @@ def search(n: int, k: int, time_limit: float, *, seed: int = 0, chains: int = 1,
     from nqcsp.runtime.parallel import InProcess, run_tasks
 
     n, k = check_size(n, k)
+    time_limit = as_seconds(time_limit, "time_limit")
     until = time.time() + time_limit       # workers that start late (a pool's start-up) keep it too
     tasks = [(n, k, time_limit, seed + chain, stop_at_first, until) for chain in range(max(1, chains))]
     merged: SearchReport | None = None

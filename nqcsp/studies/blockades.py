@@ -28,6 +28,7 @@ import numpy as np
 from nqcsp.board.problem import Cell, as_board_size
 from nqcsp.board.result import InternalSolverError, Status
 from nqcsp.board.symmetry import canonical, canonical_cells, canonical_codes, class_codes, orbit
+from nqcsp.runtime.limits import as_time_limit
 
 __all__ = ["BoardSweep", "CellVerdict", "blockades", "canonical", "canonical_cells", "decide_boards",
            "iter_sweep", "orbit", "plan_tasks", "sweep"]
@@ -265,6 +266,7 @@ def iter_sweep(ns: Iterable[int], *, executor: Executor | None = None, jobs: int
     from nqcsp.runtime.parallel import InProcess, run_tasks
 
     sizes = sorted({as_board_size(n) for n in ns})
+    time_limit = as_time_limit(time_limit)
     tasks = plan_tasks(sizes)
     if executor is None and sum(map(estimated_seconds, sizes)) < _IN_PROCESS_S:
         executor = InProcess()

@@ -31,7 +31,6 @@ import lzma
 import math
 import os
 import pathlib
-import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
@@ -43,6 +42,7 @@ import numpy as np
 from nqcsp.board.problem import Cell, find_attack
 from nqcsp.board.result import Certificate
 from nqcsp.runtime.limits import Limits, OutOfTime, format_bytes, time_limit_reason
+from nqcsp.runtime.values import Fields
 
 FORMAT = "nqcsp-threshold"
 VERSION = 2
@@ -108,143 +108,98 @@ def _field_json(value: Any) -> Any:
 # --- the one reader --------------------------------------------------------------------------------------
 
 
-class _Fields:
-    """Typed access to one JSON object, naming the field path in every error."""
-
-    def __init__(self, value: object, path: str, expected: Sequence[str]) -> None:
-        if not isinstance(value, dict):
-            raise ValueError(f"evidence field {path}: expected an object, got {_kind(value)}")
-        unknown = sorted(set(value) - set(expected))
-        if unknown:
-            raise ValueError(f"evidence field {path}.{unknown[0]}: not a field of version {VERSION} evidence")
-        missing = [name for name in expected if name not in value]
-        if missing:
-            raise ValueError(f"evidence field {path}.{missing[0]}: missing")
-        self.value, self.path = value, path
-
-    def int(self, name: str, low: int, high: int) -> int:
-        item = self.value[name]
-        if isinstance(item, bool) or not isinstance(item, int):
-            raise ValueError(f"evidence field {self.path}.{name}: expected an integer, got {_kind(item)}")
-        if not low <= item <= high:
-            raise ValueError(f"evidence field {self.path}.{name}: {item} is outside {low}..{high}")
-        return item
-
-    def str(self, name: str) -> str:
-        item = self.value[name]
-        if not isinstance(item, str):
-            raise ValueError(f"evidence field {self.path}.{name}: expected a string, got {_kind(item)}")
-        return item
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"a boolean ({value})"
-    if isinstance(value, (int, float)):
-        shown = str(value)
-        return f"a number ({shown if len(shown) < 30 else shown[:30] + '...'})"
-    if isinstance(value, str):
-        return f"a string ({value[:30]!r})"
-    return {"list": "a list", "dict": "an object"}.get(type(value).__name__, type(value).__name__)
-
-
-def _cell(value: object, path: str, n: int) -> Cell:
+def _cell(value: object, where: str, n: int) -> Cell:
     if not isinstance(value, list) or len(value) != 2 or any(
             isinstance(x, bool) or not isinstance(x, int) for x in value):
-        raise ValueError(f"evidence field {path}: expected a [row, column] pair of integers, got "
-                         f"{_kind(value)}")
+        raise ValueError(f"{where} must be a [row, column] pair of integers, got {_shown(value)}")
     row, col = value
     if not (0 <= row < n and 0 <= col < n):
-        raise ValueError(f"evidence field {path}: {value} is off the {n} x {n} board")
+        raise ValueError(f"{where}: {value} is off the {n} x {n} board")
     return row, col
 
 
-def _bytes(value: object, path: str) -> bytes:
-    fields = _Fields(value, path, ("base64",))
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _bytes(fields: Fields, key: str) -> bytes:
     try:
-        return base64.b64decode(fields.str("base64"), validate=True)
-    except (binascii.Error, ValueError):
-        raise ValueError(f"evidence field {path}.base64: not base64") from None
+        return base64.b64decode(fields.record(key).only("base64").text("base64"), validate=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise ValueError(f"{fields.where}: {key}.base64 is not base64") from None
 
 
-def _certificate(value: object, n: int) -> Certificate:
-    fields = _Fields(value, "blocked.certificate", ("kind", "details"))
-    kind = fields.str("kind")
+def _certificate(fields: Fields, n: int) -> Certificate:
+    kind = fields.only("kind", "details").text("kind")
     if kind not in CERTIFICATE_FIELDS:
-        raise ValueError(f"evidence field blocked.certificate.kind: {kind!r} cannot be re-checked from the "
-                         f"file; expected one of {', '.join(CERTIFICATE_FIELDS)}")
-    details = _Fields(fields.value["details"], "blocked.certificate.details", CERTIFICATE_FIELDS[kind])
-    path = "blocked.certificate.details"
-    read: dict[str, Any] = {}
+        raise ValueError(f"{fields.where}: kind {kind!r} cannot be re-checked from the file; expected one of "
+                         f"{', '.join(CERTIFICATE_FIELDS)}")
+    details = fields.record("details").only(*CERTIFICATE_FIELDS[kind])
+    read: dict[str, Any]
     if kind in ("lrat", "drat"):
-        read = {"cnf": _bytes(details.value["cnf"], f"{path}.cnf"),
-                "proof": _bytes(details.value["proof"], f"{path}.proof")}
+        read = {"cnf": _bytes(details, "cnf"), "proof": _bytes(details, "proof")}
     elif kind == "attack":
-        pair = details.value["queens"]
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise ValueError(f"evidence field {path}.queens: expected two cells, got {_kind(pair)}")
-        read = {"queens": [list(_cell(cell, f"{path}.queens[{i}]", n)) for i, cell in enumerate(pair)]}
+        pair = details.items("queens")
+        if len(pair) != 2:
+            raise ValueError(f"{details.where}: queens must be two cells, got {_shown(pair)}")
+        read = {"queens": [list(_cell(cell, f"{details.where}: queens[{i}]", n))
+                           for i, cell in enumerate(pair)]}
     else:
-        line = details.str("line")
+        line = details.text("line")
         if line not in ("row", "column"):
-            raise ValueError(f"evidence field {path}.line: expected 'row' or 'column', got {line!r}")
-        read = {"line": line, "index": details.int("index", 0, n - 1)}
+            raise ValueError(f"{details.where}: line must be 'row' or 'column', got {line!r}")
+        read = {"line": line, "index": details.integer("index", 0, n - 1)}
     return Certificate(kind, (), read)
 
 
 def evidence_from_json(document: object) -> Evidence:
-    """The evidence a decoded JSON document holds, every field checked (ValueError naming the field)."""
+    """The evidence a decoded JSON document holds, every field checked and any other refused (ValueError
+    naming the field)."""
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError(f"not nqcsp threshold evidence (no \"format\": \"{FORMAT}\")")
     version = document.get("version")
     if isinstance(version, bool) or version != VERSION:
-        raise ValueError(f"evidence field document.version: {_kind(version)}; this nqcsp reads version "
-                         f"{VERSION} (older evidence: run 'nqcsp threshold' again)")
-    top = _Fields(document, "document",
-                  ("format", "version", "n", "value", "exact", "blocked", "levels", "witnesses"))
-    n = top.int("n", MIN_N, MAX_N)
-    value = top.int("value", 0, n - 1)
-    exact = top.value["exact"]
-    if not isinstance(exact, bool):
-        raise ValueError(f"evidence field document.exact: expected true or false, got {_kind(exact)}")
+        raise ValueError(f"evidence: version {_shown(version)}; this nqcsp reads version {VERSION} (older "
+                         f"evidence: run 'nqcsp threshold' again)")
+    top = Fields(document, "evidence").only("format", "version", "n", "value", "exact", "blocked", "levels",
+                                            "witnesses")
+    n = top.integer("n", MIN_N, MAX_N)
+    value = top.integer("value", 0, n - 1)
+    exact = top.flag("exact")
     blocked: tuple[Cell, ...] = ()
     certificate = None
     if exact:
-        block = _Fields(top.value["blocked"], "blocked", ("queens", "certificate"))
-        queens = block.value["queens"]
-        if not isinstance(queens, list) or len(queens) != value + 1:
-            raise ValueError(f"evidence field blocked.queens: expected value + 1 = {value + 1} cells, got "
-                             f"{len(queens) if isinstance(queens, list) else _kind(queens)}")
-        blocked = tuple(_cell(cell, f"blocked.queens[{i}]", n) for i, cell in enumerate(queens))
+        block = top.record("blocked").only("queens", "certificate")
+        queens = block.items("queens")
+        if len(queens) != value + 1:
+            raise ValueError(f"{block.where}: queens must be value + 1 = {value + 1} cells, got "
+                             f"{len(queens)}")
+        blocked = tuple(_cell(cell, f"{block.where}: queens[{i}]", n) for i, cell in enumerate(queens))
         if len(set(blocked)) != len(blocked):
-            raise ValueError("evidence field blocked.queens: a cell is listed twice")
-        certificate = _certificate(block.value["certificate"], n)
-    elif top.value["blocked"] is not None:
-        raise ValueError("evidence field document.blocked: must be null when exact is false")
-    levels = top.value["levels"]
-    if not isinstance(levels, list) or len(levels) != value + 1:
-        raise ValueError(f"evidence field levels: expected value + 1 = {value + 1} levels, got "
-                         f"{len(levels) if isinstance(levels, list) else _kind(levels)}")
+            raise ValueError(f"{block.where}: queens lists a cell twice")
+        certificate = _certificate(block.record("certificate"), n)
+    elif top.data["blocked"] is not None:
+        raise ValueError("evidence: blocked must be null when exact is false")
+    levels = top.records("levels")
+    if len(levels) != value + 1:
+        raise ValueError(f"evidence: levels must be value + 1 = {value + 1} levels, got {len(levels)}")
     counts = []
     for k, level in enumerate(levels):
-        fields = _Fields(level, f"levels[{k}]", ("k", "sets"))
-        if fields.int("k", k, k) != k:
-            raise AssertionError("unreachable")
-        counts.append(fields.int("sets", 1, math.comb(n * n, k)))
-    stored = _Fields(top.value["witnesses"], "witnesses", ("count", "data"))
-    data = stored.str("data")
-    count = stored.int("count", 1, 3 * len(data) // (4 * n) + 1)
+        level.only("k", "sets").integer("k", k, k)
+        counts.append(level.integer("sets", 1, math.comb(n * n, k)))
+    stored = top.record("witnesses").only("count", "data")
+    data = stored.text("data")
+    count = stored.integer("count", 1, 3 * len(data) // (4 * n) + 1)
     try:
         raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        raise ValueError("evidence field witnesses.data: not base64") from None
+    except (binascii.Error, UnicodeEncodeError):
+        raise ValueError(f"{stored.where}: data is not base64") from None
     if len(raw) != count * n:
-        raise ValueError(f"evidence field witnesses.data: {len(raw)} bytes, not count x n = {count * n}")
+        raise ValueError(f"{stored.where}: data holds {len(raw)} bytes, not count x n = {count * n}")
     witnesses = np.frombuffer(raw, dtype=np.uint8).reshape(count, n)
     if witnesses.size and int(witnesses.max()) >= n:
-        raise ValueError(f"evidence field witnesses.data: a column is off the {n} x {n} board")
+        raise ValueError(f"{stored.where}: data puts a column off the {n} x {n} board")
     return Evidence(n, value, exact, blocked, certificate, tuple(counts), witnesses)
 
 
@@ -276,22 +231,15 @@ def _no_constant(name: str) -> None:
 
 
 def write_evidence(evidence: Evidence, path: str | pathlib.Path) -> None:
-    """Write the document to ``path`` (xz-compressed when it ends in .xz), whole or not at all."""
-    target = pathlib.Path(path)
+    """Write the document to ``path`` (xz-compressed when it ends in .xz), whole or not at all
+    (``nqcsp.runtime.paths.write_whole``; ValueError naming a path that cannot be written)."""
+    from nqcsp.runtime.paths import write_whole
+
     text = (json.dumps(evidence.to_json(), separators=(",", ":")) + "\n").encode("ascii")
-    if target.suffix == ".xz":
+    if str(path).endswith(".xz"):
         text = lzma.compress(text, format=lzma.FORMAT_XZ, preset=9)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(handle, 0o666 & ~umask)     # as open() would make it, not mkstemp's 0600
-        with os.fdopen(handle, "wb") as out:
-            out.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        pathlib.Path(temporary).unlink(missing_ok=True)
-        raise
+    with write_whole(path, "evidence file", follow_link=True) as handle:
+        handle.write(text)
 
 
 # --- the re-check ----------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ import numpy as np
 
 from nqcsp.board.problem import Cell, as_board_size
 from nqcsp.board.result import InternalSolverError, Status
-from nqcsp.runtime.values import as_int
+from nqcsp.runtime.limits import as_time_limit
+from nqcsp.runtime.values import Fields, as_int
 
 MAX_N = 64                  # one uint64 per row in the kernels
 TASK_SETS = 3_000_000       # k-sets enumerated per task: about a second of one core
@@ -160,9 +161,11 @@ class BlockedClass:
                 "certificate": self.certificate, "seconds": round(self.seconds, 4)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> BlockedClass:
-        return cls(tuple(tuple(c) for c in data["queens"]), int(data["size"]), data["solver"],
-                   data["certificate"], float(data.get("seconds", 0.0)))
+    def from_json(cls, data: object, n: int, k: int, where: str = "a blocked class") -> BlockedClass:
+        """What ``to_json`` wrote, each field's type and range checked (ValueError naming the field)."""
+        fields = Fields(data, where)
+        return cls(_queens_of(fields, n, k), fields.integer("size", 1, 8), fields.text("solver"),
+                   fields.record("certificate").data, fields.number("seconds"))
 
 
 @dataclass
@@ -177,8 +180,20 @@ class UndecidedClass:
         return {"queens": [list(c) for c in self.queens], "size": self.size, "reason": self.reason}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> UndecidedClass:
-        return cls(tuple(tuple(c) for c in data["queens"]), int(data["size"]), data["reason"])
+    def from_json(cls, data: object, n: int, k: int, where: str = "an undecided class") -> UndecidedClass:
+        """What ``to_json`` wrote, each field's type and range checked (ValueError naming the field)."""
+        fields = Fields(data, where)
+        return cls(_queens_of(fields, n, k), fields.integer("size", 1, 8), fields.text("reason"))
+
+
+def _queens_of(fields: Fields, n: int, k: int) -> tuple[Cell, ...]:
+    """The ``queens`` field: k cells [row, col] on the n x n board."""
+    cells = fields.items("queens")
+    if len(cells) != k or not all(isinstance(cell, list) and len(cell) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n for x in cell) for cell in cells):
+        raise ValueError(f"{fields.where}: queens must be {k} cells [row, col] on the {n} x {n} board, "
+                         f"got {str(cells)[:80]}")
+    return tuple((row, col) for row, col in cells)
 
 
 @dataclass
@@ -207,13 +222,45 @@ class TaskOutcome:
                 "complete": self.complete, "seconds": round(self.seconds, 4)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TaskOutcome:
-        task = SetTask(data["n"], data["k"], data["first"], data["second_lo"], data["second_hi"])
-        witnesses = np.array(data["witnesses"], dtype=np.int64).reshape(-1, task.n)
-        return cls(task, data["classes"], data["ksets"], data["covered"], data["searched"],
-                   [BlockedClass.from_json(b) for b in data["blocked"]],
-                   [UndecidedClass.from_json(u) for u in data["undecided"]], witnesses,
-                   bool(data["complete"]), float(data["seconds"]))
+    def from_json(cls, data: object, where: str = "a task's outcome") -> TaskOutcome:
+        """What ``to_json`` wrote, the form of every field checked (ValueError naming the field): the task
+        a board nqcsp sweeps, counts that are counts, k cells per class, witnesses n integer columns each.
+        Whether what it says is true is ``recheck_outcome``'s question."""
+        fields = Fields(data, where)
+        n, k = fields.integer("n", 1, MAX_N), fields.integer("k", 1, MAX_N)
+        try:
+            n, k = check_size(n, k)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        cells = n * n
+        task = SetTask(n, k, fields.integer("first", 0, cells - 1), fields.integer("second_lo", 0, cells),
+                       fields.integer("second_hi", 0, cells))
+        classes, ksets, covered, searched = (fields.integer(name, 0)
+                                             for name in ("classes", "ksets", "covered", "searched"))
+        blocked = [BlockedClass.from_json(entry.data, n, k, entry.where)
+                   for entry in fields.records("blocked")]
+        undecided = [UndecidedClass.from_json(entry.data, n, k, entry.where)
+                     for entry in fields.records("undecided")]
+        witnesses = _witness_array(fields.items("witnesses"), n, f"{where}: witnesses")
+        return cls(task, classes, ksets, covered, searched, blocked, undecided, witnesses,
+                   fields.flag("complete"), fields.number("seconds"))
+
+
+def _witness_array(rows: list[Any], n: int, where: str) -> np.ndarray:
+    """Rows of n integer columns as an (W, n) int64 array; floats, bools, strings, ragged rows and
+    integers beyond 64 bits are refused (a float column is not truncated into one)."""
+    if not rows:
+        return np.zeros((0, n), dtype=np.int64)
+    try:
+        array = np.array(rows)
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        array = np.zeros(0, dtype=object)
+    if array.dtype.kind not in "iu" or array.ndim != 2 or array.shape[1] != n:
+        raise ValueError(f"{where} must be a list of rows of {n} integer columns, got "
+                         f"{str(rows[0])[:80]} ...")
+    if array.size and (array.min() < 0 or array.max() >= n):
+        raise ValueError(f"{where}: a column is off the {n} x {n} board")
+    return array.astype(np.int64)
 
 
 # --- the sets known covered, shared by the tasks of a sweep --------------------------------------------
@@ -399,6 +446,98 @@ def check_outcome(outcome: TaskOutcome) -> None:
         raise InternalSolverError(f"{task}: {outcome.classes} classes but {settled} accounted for")
 
 
+def recorded_outcome(task: SetTask, record: object, where: str) -> TaskOutcome:
+    """The outcome a checkpoint line records for ``task``, its form checked (``TaskOutcome.from_json``) and
+    its task the one it is filed under; ValueError naming ``where`` (the file and line) otherwise. What it
+    says is still to be recomputed (``recheck_outcome``)."""
+    outcome = TaskOutcome.from_json(Fields(record, where).record("outcome").data, f"{where}: outcome")
+    if outcome.task != task:
+        said = outcome.task
+        raise ValueError(f"{where}: the outcome is of task {said.ident} (n = {said.n}, k = {said.k}), "
+                         f"not of the task {task.ident} it is filed under")
+    return outcome
+
+
+def recheck_outcome(outcome: TaskOutcome, where: str, seed: int = 0, time_limit: float | None = None,
+                    stop_at_blocked: bool = False, cover: CoverCache | None = None) -> TaskOutcome:
+    """``outcome`` as far as it is true, recomputed from its task and its witnesses alone (and, with
+    ``cover``, the witnesses of the other records, verified and marked there by the driver): the task's
+    classes and k-sets enumerated again, every witness verified as a solution (``nqcsp.verify``), the
+    classes they cover counted again and matched with ``covered`` and ``searched``, every blocked and
+    undecided class one of the task's classes that no witness of its own covers (with its class size), the
+    account whole; and every blocked class decided again by ``nqcsp.solve(..., solver="auto")``, whose
+    fresh certificate replaces the recorded one (a class it cannot decide within ``time_limit`` becomes
+    undecided). ValueError naming ``where`` for anything false: a record that was edited, or belongs to
+    another task, counts nothing."""
+    from nqcsp.api import solve
+    from nqcsp.proof.verifier import find_violation
+
+    kernels = _kernels()
+    task = outcome.task
+    n, k = task.n, task.k
+    args = (n, k, task.first, task.second_lo, task.second_hi)
+
+    def false(what: str) -> ValueError:
+        return ValueError(f"{where}: the record of task {task.ident} is false: {what}")
+
+    keys, sizes = kernels.task_classes(*args)
+    ksets = int(sizes.sum(dtype=np.int64))
+    if (outcome.classes, outcome.ksets) != (len(keys), ksets):
+        raise false(f"it says {outcome.classes} classes and {outcome.ksets} sets, the task has {len(keys)} "
+                    f"and {ksets}")
+    for index, witness in enumerate(outcome.witnesses):
+        violation = find_violation(n, witness)
+        if violation is not None:
+            raise false(f"witness {index} is not a solution: {violation}")
+    state = np.zeros(len(keys), dtype=np.int8)
+    gains = np.zeros(len(outcome.witnesses), dtype=np.int64)
+    kernels.cover_many(*args, keys, state, np.ascontiguousarray(outcome.witnesses), gains)
+    scratch = np.empty(k, dtype=np.int64)
+    seen: set[int] = set()
+    named_classes: list[BlockedClass | UndecidedClass] = [*outcome.blocked, *outcome.undecided]
+    for named in named_classes:
+        codes = np.array(sorted(r * n + c for r, c in named.queens), dtype=np.int64)
+        least, own, size = kernels.class_of(n, codes, k, scratch)
+        index = int(np.searchsorted(keys, least))
+        if least != own or index >= len(keys) or keys[index] != least:
+            raise false(f"{named.queens} is not a class of this task in its canonical form")
+        if state[index] == kernels.WITNESSED:
+            raise false(f"{named.queens} is listed undecided or blocked, but a witness completes it")
+        if int(least) in seen or named.size != int(sizes[index]):
+            raise false(f"{named.queens} is listed twice, or with a class size other than {sizes[index]}")
+        seen.add(int(least))
+        state[index] = kernels.EXHAUSTED      # named: not to be taken as covered by the cache below
+    if cover is not None:
+        kernels.take_known(n, k, keys, cover.binom(), cover.bits(), state)
+    witnessed = int(np.count_nonzero(state == kernels.WITNESSED))
+    by_search = outcome.searched - len(outcome.blocked)
+    if by_search < 0 or outcome.covered + by_search != witnessed:
+        raise false(f"its witnesses cover {witnessed} classes, it says {outcome.covered} covered and "
+                    f"{by_search} solved by search")
+    settled = witnessed + len(seen)
+    stopped = stop_at_blocked and outcome.blocked
+    if settled > len(keys) or (settled != len(keys) and (outcome.complete or not stopped)) \
+            or (not outcome.complete and not stopped):
+        raise false(f"{settled} of its {len(keys)} classes are accounted for "
+                    f"({'complete' if outcome.complete else 'stopped at a blocked class'})")
+    blocked: list[BlockedClass] = []
+    undecided = list(outcome.undecided)
+    for recorded in outcome.blocked:
+        began = time.perf_counter()
+        result = solve(n, list(recorded.queens), solver="auto", seed=seed, time_limit=time_limit)
+        if result.status is Status.SAT:
+            raise false(f"{recorded.queens} is listed blocked, but it has a solution")
+        certificate = result.certificate
+        if result.status is Status.UNSAT and certificate is not None and certificate.checked:
+            blocked.append(BlockedClass(recorded.queens, recorded.size, result.solver, certificate.to_json(),
+                                        time.perf_counter() - began))
+        else:
+            undecided.append(UndecidedClass(recorded.queens, recorded.size, str(result.stats.get(
+                "reason", "UNSAT without a checked certificate"))))
+    return TaskOutcome(task, outcome.classes, outcome.ksets, outcome.covered, by_search + len(blocked),
+                       blocked, undecided, outcome.witnesses, outcome.complete, outcome.seconds)
+
+
 @dataclass
 class SetSweep:
     """The account of one (n, k): totals over its tasks, the blocked and undecided classes."""
@@ -480,26 +619,46 @@ def iter_set_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: in
     from nqcsp.runtime.parallel import InProcess, run_tasks
 
     n, k = check_size(n, k)
+    time_limit = as_time_limit(time_limit)
     tasks = plan_set_tasks(n, k)
     account = SetSweep(n, k, tasks=len(tasks))
-    store = Checkpoint(checkpoint, checkpoint_header(n, k, seed, stop_at_blocked)) if checkpoint else None
-    pending = []
+    store = None if checkpoint is None else Checkpoint(checkpoint, checkpoint_header(n, k, seed,
+                                                                                     stop_at_blocked))
+    resumed, pending = [], []
+    if store is not None:
+        planned = {task.ident for task in tasks}
+        for ident in store.done:
+            if ident not in planned:
+                raise ValueError(f"{store.where(ident)}: {ident!r} is not a task of the sweep of n = {n}, "
+                                 f"k = {k}")
     for task in tasks:
-        record = store.done.get(task.ident) if store is not None else None
-        if record is None:
+        if store is not None and task.ident in store.done:
+            where = store.where(task.ident)
+            resumed.append((recorded_outcome(task, store.done[task.ident], where), where, seed, time_limit,
+                            stop_at_blocked))
+        else:
             pending.append(task)
-            continue
-        outcome = TaskOutcome.from_json(record["outcome"])
-        check_outcome(outcome)
-        account.add(outcome, keep_witnesses)
-        account.resumed += 1
-        _remember(cover, outcome)
-    if account.resumed:
+    if executor is None and n <= 8:
+        executor = InProcess()
+    if resumed:
+        # The checkpoint's form is checked above, before any work; what it says is recomputed on the
+        # executor like the tasks themselves (a fraction of a task's work), then accepted as any task's
+        # answer is. With a cover cache, every resumed witness is verified and marked first: a record
+        # counts the classes that witnesses of earlier records covered, and its re-check counts them too.
+        if cover is not None:
+            for outcome, where, *_ in resumed:
+                _verified_witnesses(outcome, where)
+                _remember(cover, outcome)
+        rechecks = [(*item, cover) for item in resumed]
+        with contextlib.closing(run_tasks(recheck_outcome, rechecks, executor=executor,
+                                          jobs=jobs)) as checked:
+            for _, outcome in checked:
+                check_outcome(outcome)
+                account.add(outcome, keep_witnesses)
+                account.resumed += 1
         yield account
     if stop_at_blocked and account.blocked:
         return
-    if executor is None and n <= 8:
-        executor = InProcess()
     work = [(task, seed, time_limit, stop_at_blocked, cover) for task in pending]
     with contextlib.closing(run_tasks(decide_task, work, executor=executor, jobs=jobs)) as results:
         for _, outcome in results:
@@ -511,6 +670,18 @@ def iter_set_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: in
             yield account
             if stop_at_blocked and outcome.blocked:
                 return
+
+
+def _verified_witnesses(outcome: TaskOutcome, where: str) -> None:
+    """Every witness of a recorded outcome a solution (ValueError naming ``where``), before it may mark
+    the cover cache."""
+    from nqcsp.proof.verifier import find_violation
+
+    for index, witness in enumerate(outcome.witnesses):
+        violation = find_violation(outcome.task.n, witness)
+        if violation is not None:
+            raise ValueError(f"{where}: the record of task {outcome.task.ident} is false: witness {index} is "
+                             f"not a solution: {violation}")
 
 
 def _remember(cover: CoverCache | None, outcome: TaskOutcome) -> None:

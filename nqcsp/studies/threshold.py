@@ -27,6 +27,8 @@ import numpy as np
 
 from nqcsp.board.problem import Cell, as_board_size
 from nqcsp.board.result import Certificate, InternalSolverError, Status
+from nqcsp.runtime.paths import make_directory
+from nqcsp.runtime.values import as_seconds
 from nqcsp.studies.evidence import (
     CERTIFICATE_FIELDS,
     CheckReport,
@@ -131,13 +133,14 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     whole either way. ``up_to``: sweep no level past it; with no blocked set found by then, the answer is
     the proven bound a(n) >= up_to (``exact`` False). ``memory_limit``: bytes for the cover caches
     (default: the memory available)."""
-    import pathlib
-
     from nqcsp.api import solve
     from nqcsp.runtime.limits import as_memory_limit
     from nqcsp.studies.queen_sets import cover_cache, iter_set_sweep
 
     n = _as_threshold_size(n)
+    if search_first != 0:
+        search_first = as_seconds(search_first, "search_first")
+    folder = None if checkpoint_dir is None else make_directory(checkpoint_dir, "checkpoint directory")
     if up_to is not None and (isinstance(up_to, bool) or not isinstance(up_to, int) or not 0 <= up_to < n):
         raise ValueError(f"up_to must be a level from 0 to n - 1 = {n - 1}, got {up_to!r}")
     memory = as_memory_limit(memory_limit)
@@ -170,9 +173,7 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
                                                       "classes_decided_before_stop": report.decided})
             if up_to is not None and k > up_to:
                 return result(up_to, False, how={"k": k, "found_by": None})
-            path = None
-            if checkpoint_dir is not None:
-                path = str(pathlib.Path(checkpoint_dir) / f"n{n}-k{k}.jsonl")
+            path = None if folder is None else str(folder / f"n{n}-k{k}.jsonl")
             account = None
             with cover_cache(n, k, memory) as cache, \
                     contextlib.closing(iter_set_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True,

@@ -570,3 +570,49 @@ def test_ctrl_c_on_a_batch_writes_the_finished_lines_and_exits_130():
     records = [json.loads(line) for line in out.splitlines()]
     assert [r["id"] for r in records][:1] == ["first"] and "slow" not in [r["id"] for r in records]
     assert "interrupted" in err and "Traceback" not in err
+
+
+def _children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(child) for child in handle.read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads the process tree from /proc")
+@pytest.mark.parametrize("command", [["blockades", "16", "--queens", "4", "--jobs", "2", "--no-progress"],
+                                     ["blockades", "22", "--queens", "5", "--search", "--time-limit", "60",
+                                      "--jobs", "2"]], ids=["sweep", "search"])
+def test_pool_workers_die_with_their_parent_killed_by_sigkill(command):
+    # Issue 34: kill -9 of the command left its workers alive: two idle 155 MB ones after a sweep, two busy
+    # ones after --search.
+    process = subprocess.Popen([sys.executable, "-m", "nqcsp", *command], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    workers = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+            workers = _children(process.pid)
+        assert len(workers) == 2, "the command did not start its two workers"
+        time.sleep(1.5)                     # the workers are loaded and busy
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(10)
+        gone_by = time.monotonic() + 5
+        while any(map(_alive, workers)) and time.monotonic() < gone_by:
+            time.sleep(0.05)
+        assert not any(map(_alive, workers)), [w for w in workers if _alive(w)]
+    finally:
+        for pid in [process.pid, *workers]:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

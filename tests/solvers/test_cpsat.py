@@ -1,3 +1,4 @@
+import json
 import subprocess
 import sys
 import textwrap
@@ -345,3 +346,66 @@ def test_a_few_queens_on_a_big_board_are_modelled_on_the_whole_board_not_a_resid
     completion = Problem(200, [(r, (2 * r + 1) % 200) for r in range(0, 180, 7)])
     assert cpsat.plan(completion, config, Limits.unlimited()).get("residual")
     assert not cpsat.plan(Problem(n, queens), config, Limits.unlimited()).get("residual")
+
+
+# --- the edges (issue 34): every parameter value checked before the solve, logs on stderr --------------
+
+@pytest.mark.parametrize("parameters, named", [
+    ({"relative_gap_limit": float("nan")}, "relative_gap_limit"),
+    ({"relative_gap_limit": float("inf")}, "relative_gap_limit"),
+    ({"mip_max_bound": float("inf")}, "mip_max_bound"),          # JSON's 1e400
+    ({"mip_max_bound": 1e300}, "mip_max_bound"),
+    ({"mip_max_bound": 10**400}, "mip_max_bound"),
+    ({"solution_pool_size": -1}, "solution_pool_size"),
+    ({"random_seed": 10**23}, "random_seed"),
+    ({"search_branching": 999}, "search_branching"),
+    ({"restart_algorithms": ["LUBY_RESTART", "NOPE"]}, "restart_algorithms"),
+    ({"subsolvers": ["no_such_subsolver"]}, "no_such_subsolver"),
+    ({"log_to_stdout": True}, "log_to_stdout"),
+])
+def test_every_parameter_value_is_checked_before_the_solve(parameters, named):
+    # NaN, inf, 1e400 and -1 gave InternalSolverError (exit 4) from the solve; the resolved options of the
+    # registry already refuse them, so nothing is built or searched.
+    with pytest.raises((ValueError, TypeError), match=named):
+        options_for("cpsat", {"parameters": parameters})
+    with pytest.raises((ValueError, TypeError), match=named):
+        solve(8, [(0, 0)], solver="cpsat", parameters=parameters)
+
+
+@pytest.mark.parametrize("parameters", ['{"search_branching": 999}', '{"search_branching": "NOPE"}',
+                                        '{"random_seed": 100000000000000000000000}',
+                                        '{"relative_gap_limit": NaN}', '{"mip_max_bound": 1e400}'])
+def test_a_refused_parameter_is_one_line_of_nqcsp_and_nothing_of_ortools(parameters):
+    # OR-Tools' C++ text parser wrote "WARNING: All log messages before absl::InitializeLog()..." and
+    # "E0000 ... text_format.cc:379] Error parsing text-format" before nqcsp's line.
+    out = subprocess.run([sys.executable, "-m", "nqcsp", "solve", "8", "--solver", "cpsat", "-O",
+                          f"parameters={parameters}"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nqcsp: error: ") and "parameter" in lines[0], out.stderr
+
+
+@pytest.mark.parametrize("how", [["-O", "log=true"], ["-O", 'parameters={"log_search_progress": true}']])
+def test_the_search_log_goes_to_stderr_and_stdout_stays_json(how):
+    # stdout held 103 lines of CP-SAT's log before the record.
+    out = subprocess.run([sys.executable, "-m", "nqcsp", "solve", "9", "--queen", "0,1", "--solver", "cpsat",
+                          "--format", "json", *how], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    (line,) = out.stdout.splitlines()
+    record = json.loads(line)
+    assert naive_is_solution(9, record["columns"], [(0, 1)])
+    assert "Starting CP-SAT solver" in out.stderr and "CpSolverResponse summary" in out.stderr
+
+
+def test_batch_lines_with_the_log_keep_stdout_one_record_per_line():
+    # 162 log lines came between the records.
+    lines = [{"n": 8, "id": "a", "solver": "cpsat", "log": True, "queens": [[0, 0]]},
+             {"n": 6, "id": "b", "solver": "cpsat", "parameters": {"log_search_progress": True},
+              "queens": [[0, 0]]}]
+    out = subprocess.run([sys.executable, "-m", "nqcsp", "solve", "--batch", "-"], capture_output=True,
+                         text=True, timeout=120, input="".join(json.dumps(line) + "\n" for line in lines))
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["id"] for r in records] == ["a", "b"], out.stdout[:500]
+    assert naive_is_solution(8, records[0]["columns"], [(0, 0)])
+    assert records[1]["status"] == "UNSAT" and not naive_has_solution(6, [(0, 0)])
+    assert out.stderr.count("Starting CP-SAT solver") == 2

@@ -10,6 +10,7 @@ import json
 import lzma
 import math
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -122,39 +123,39 @@ def _evidence_10(thresholds):
 
 
 @pytest.mark.parametrize(("edit", "field"), [
-    (lambda d: d.update(version=99), "document.version"),
-    (lambda d: d.update(version=True), "document.version"),
-    (lambda d: d.update(value=2.7), "document.value"),
-    (lambda d: d.update(value="2"), "document.value"),
-    (lambda d: d.update(value=-5), "document.value"),
-    (lambda d: d.update(value=10**6), "document.value"),
-    (lambda d: d.update(n=10**30), "document.n"),
-    (lambda d: d.update(n=3), "document.n"),
-    (lambda d: d.update(extra=1), "document.extra"),
-    (lambda d: d.pop("levels"), "document.levels"),
-    (lambda d: d.update(exact="yes"), "document.exact"),
-    (lambda d: d["blocked"]["queens"].append(d["blocked"]["queens"][0]), "blocked.queens"),
-    (lambda d: d["blocked"]["queens"].__setitem__(1, d["blocked"]["queens"][0]), "blocked.queens"),
-    (lambda d: d["blocked"]["queens"].__setitem__(0, [0, 2**70]), "blocked.queens[0]"),
-    (lambda d: d["blocked"]["queens"].__setitem__(0, [0.0, 1]), "blocked.queens[0]"),
-    (lambda d: d["blocked"].update(certificate=[]), "blocked.certificate"),
-    (lambda d: d["blocked"].update(certificate=None), "blocked.certificate"),
-    (lambda d: d["blocked"]["certificate"].update(details="x"), "blocked.certificate.details"),
-    (lambda d: d["blocked"]["certificate"].update(details=[1]), "blocked.certificate.details"),
-    (lambda d: d["blocked"]["certificate"].update(kind="agreement"), "blocked.certificate.kind"),
+    (lambda d: d.update(version=99), "version"),
+    (lambda d: d.update(version=True), "version"),
+    (lambda d: d.update(value=2.7), "value"),
+    (lambda d: d.update(value="2"), "value"),
+    (lambda d: d.update(value=-5), "value"),
+    (lambda d: d.update(value=10**6), "value"),
+    (lambda d: d.update(n=10**30), ": n must"),
+    (lambda d: d.update(n=3), ": n must"),
+    (lambda d: d.update(extra=1), "'extra' is not one of its fields"),
+    (lambda d: d.pop("levels"), "'levels' is missing"),
+    (lambda d: d.update(exact="yes"), "exact must"),
+    (lambda d: d["blocked"]["queens"].append(d["blocked"]["queens"][0]), "queens"),
+    (lambda d: d["blocked"]["queens"].__setitem__(1, d["blocked"]["queens"][0]), "queens"),
+    (lambda d: d["blocked"]["queens"].__setitem__(0, [0, 2**70]), "queens[0]"),
+    (lambda d: d["blocked"]["queens"].__setitem__(0, [0.0, 1]), "queens[0]"),
+    (lambda d: d["blocked"].update(certificate=[]), "certificate"),
+    (lambda d: d["blocked"].update(certificate=None), "certificate"),
+    (lambda d: d["blocked"]["certificate"].update(details="x"), "details"),
+    (lambda d: d["blocked"]["certificate"].update(details=[1]), "details"),
+    (lambda d: d["blocked"]["certificate"].update(kind="agreement"), "kind 'agreement'"),
     (lambda d: d["blocked"]["certificate"]["details"]["proof"].update(base64="!!"), "proof.base64"),
-    (lambda d: d["levels"].pop(), "levels"),
-    (lambda d: d["levels"][1].update(k=2), "levels[1].k"),
-    (lambda d: d["levels"][1].update(sets=10**40), "levels[1].sets"),
-    (lambda d: d["witnesses"].update(count=10**12), "witnesses.count"),
-    (lambda d: d["witnesses"].update(count=d["witnesses"]["count"] + 1), "witnesses.data"),
-    (lambda d: d["witnesses"].update(data=[[0, 2, 4]]), "witnesses.data"),
-    (lambda d: d.update(exact=False), "document.blocked"),
+    (lambda d: d["levels"].pop(), "levels must"),
+    (lambda d: d["levels"][1].update(k=2), "levels[1]: k"),
+    (lambda d: d["levels"][1].update(sets=10**40), "levels[1]: sets"),
+    (lambda d: d["witnesses"].update(count=10**12), "count must"),
+    (lambda d: d["witnesses"].update(count=d["witnesses"]["count"] + 1), "data"),
+    (lambda d: d["witnesses"].update(data=[[0, 2, 4]]), "data"),
+    (lambda d: d.update(exact=False), "blocked must be null"),
 ])
 def test_malformed_evidence_is_refused_naming_the_field(thresholds, edit, field):
     document = _evidence_10(thresholds)
     edit(document)
-    with pytest.raises(ValueError, match=field.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(ValueError, match=re.escape(field)):
         evidence_from_json(document)
 
 
