@@ -54,6 +54,6 @@ def test_a_block_marked_not_run_is_still_parsed(tmp_path):
 
 
 def test_console_steps_and_commands_are_read_as_a_shell_would():
-    assert console_steps("$ a \\\n  b\nout\n$ c\n") == [("a \\\n  b", "out"), ("c", "")]
+    assert console_steps("$ a \\\n>   b\nout\n$ c\n") == [("a \\\n  b", "out"), ("c", "")]
     assert commands("x --y 1 && nqcsp solve 8 | head -2  # note\n") == [["x", "--y", "1"], ["nqcsp", "solve", "8"],
                                                                       ["head", "-2"]]
