@@ -42,7 +42,8 @@ def backends() -> str:
     lines = ["| name | complete | needs | largest residual board | what it is |",
              "| --- | --- | --- | --- | --- |"]
     for spec in specs():
-        needs = ", ".join(f"the `{r[4:]}` program" if r.startswith("bin:") else f"`{r}`" for r in spec.requires)
+        needs = ", ".join(f"the `{r[4:]}` program" if r.startswith("bin:") else f"`{r}`"
+                          for r in spec.requires)
         largest = "any" if spec.max_free is None else f"{spec.max_free} free lines"
         lines.append(f"| `{spec.name}` | {'yes' if spec.complete else 'no'} | {needs} | {largest} | "
                      f"{_cell(spec.description)} |")
@@ -59,7 +60,8 @@ def backend_options() -> str:
             if option.kind == "choice":
                 values = ", ".join(f"`{choice!r}`" for choice in option.choices)
             elif option.kind == "int":
-                values = f"integer {option.low:g} .. {option.high:g}" if option.high is not None else "integer"
+                values = (f"integer {option.low:g} .. {option.high:g}" if option.high is not None
+                          else "integer")
             elif option.kind == "bool":
                 values = "`True`, `False`"
             else:

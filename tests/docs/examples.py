@@ -29,6 +29,7 @@ import io
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -38,10 +39,10 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 IMAGES = DOCS / "img"
 
-FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+)(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
-                   re.M | re.S)
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+)(?P<info>[^\n`]*)\n(?P<body>.*?)"
+                   r"^(?P=indent)(?P=fence)[ \t]*$", re.M | re.S)
 NOT_RUN = re.compile(r"<!-- not run: (?P<reason>[^>]+?) -->[ \t]*\n\Z")
-IMAGE = re.compile(r"\]\(img/(?P<name>[^)\s]+)\)")
+IMAGE = re.compile(r"\]\((?:docs/)?img/(?P<name>[^)\s]+)\)")
 PYCON, PYTHON, CONSOLE, SHELL = "pycon", "python", "console", "bash"
 KINDS = {"pycon": PYCON, "python": PYTHON, "py": PYTHON, "console": CONSOLE, "bash": SHELL, "sh": SHELL}
 DATA = {"text", "json", "jsonl", "toml", "yaml", "ini", "svg", "xml", "dimacs", "csv"}
@@ -68,8 +69,12 @@ class Block:
         return f"{self.page}:{self.line}"
 
 
+# The repository's Markdown files the site carries as pages of its own (docs/hooks.py, BORROWED_PAGES).
+BORROWED = ("CHANGELOG.md", "CONTRIBUTING.md", "models/README.md")
+
+
 def pages() -> list[Path]:
-    return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    return [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *(ROOT / name for name in BORROWED)]
 
 
 def blocks(path: Path) -> list[Block]:
@@ -140,9 +145,9 @@ def run_console(block: Block, workdir: Path) -> None:
     if not steps:
         raise AssertionError(f"{block.where}: a console block without a `$ ` command")
     for command, want in steps:
-        done = subprocess.run(["bash", "-c", command], cwd=workdir, env=environment(), stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              timeout=COMMAND_TIMEOUT_S)
+        done = subprocess.run(["bash", "-c", command], cwd=workdir, env=environment(),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=COMMAND_TIMEOUT_S)
         got = done.stdout
         if done.returncode != 0:
             raise AssertionError(f"{block.where}: `{command}` exited {done.returncode}:\n{got}")
@@ -152,6 +157,11 @@ def run_console(block: Block, workdir: Path) -> None:
 
 
 def run_shell(block: Block, workdir: Path) -> None:
+    program = block.body.split()[0] if block.body.split() else ""
+    if program not in ("nqcsp", "python", "cd", "echo") and shutil.which(program) is None:
+        import pytest
+
+        pytest.skip(f"{block.where} runs {program}, which is not installed here")
     done = subprocess.run(["bash", "-e", "-c", block.body], cwd=workdir, env=environment(),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)
     if done.returncode != 0:
@@ -197,7 +207,6 @@ def check_unrun(block: Block) -> int:
     """Parse every nqcsp and benchmarks command of a block marked not run; compile its Python. Returns
     how many commands or programs were checked."""
     from benchmarks.cli import parser as benchmarks_parser
-
     from nqcsp.cli import build_parser
 
     checked = 0
@@ -208,7 +217,8 @@ def check_unrun(block: Block) -> int:
                 continue              # a shell expansion: known only when it runs
             if words[0] == "nqcsp":
                 parser, args = build_parser(), words[1:]
-            elif words[:3] == ["python", "-m", "benchmarks"] and words[3:4] in (["run"], ["analyze"], ["list"]):
+            elif words[:3] == ["python", "-m", "benchmarks"] and words[3:4] in (["run"], ["analyze"],
+                                                                                   ["list"]):
                 parser, args = benchmarks_parser(), words[3:]
             else:
                 continue
@@ -231,6 +241,8 @@ def run_page(path: Path, workdir: Path) -> dict[str, int]:
     counts = {"run": 0, "not run": 0, "data": 0}
     namespace: dict[str, object] = {"__name__": "__main__"}
     here = os.getcwd()
+    if not (workdir / "models").exists():
+        (workdir / "models").symlink_to(ROOT / "models")     # the models' own page runs them by path
     os.chdir(workdir)
     try:
         for block in blocks(path):
@@ -241,8 +253,14 @@ def run_page(path: Path, workdir: Path) -> dict[str, int]:
             elif block.kind is None:
                 counts["data"] += 1
             else:
-                {PYCON: lambda b: run_pycon(b, namespace), PYTHON: lambda b: run_python(b, namespace),
-                 CONSOLE: lambda b: run_console(b, workdir), SHELL: lambda b: run_shell(b, workdir)}[block.kind](block)
+                if block.kind == PYCON:
+                    run_pycon(block, namespace)
+                elif block.kind == PYTHON:
+                    run_python(block, namespace)
+                elif block.kind == CONSOLE:
+                    run_console(block, workdir)
+                else:
+                    run_shell(block, workdir)
                 counts["run"] += 1
     finally:
         os.chdir(here)
@@ -252,7 +270,8 @@ def run_page(path: Path, workdir: Path) -> dict[str, int]:
 
 def check_pictures(path: Path, workdir: Path) -> None:
     """Every ``img/NAME`` the page shows was made by its commands, byte for byte the committed copy."""
-    made = {p.name: p for p in workdir.rglob("*") if p.is_file()}
+    made = {p.name: p for p in workdir.rglob("*")
+            if p.is_file() and "models" not in p.relative_to(workdir).parts}
     for name in IMAGE.findall(path.read_text(encoding="utf-8")):
         committed = IMAGES / name
         assert committed.exists(), f"{path.name} shows img/{name}, which is not in docs/img/"
