@@ -180,6 +180,25 @@ def groups(records: list[Record], max_families: int = 4) -> dict[str, list[Recor
     return dict(out)
 
 
+def option_text(options: dict[str, Any]) -> str:
+    """A configuration's options for a person: ``key=value`` pairs, values as Python writes them."""
+    if not options:
+        return "none (its defaults)"
+    return ", ".join(f"`{key}={value!r}`" for key, value in sorted(options.items()))
+
+
+def legend(records: list[Record]) -> str:
+    """What each configuration name in the tables stands for: its solver and options, one row each, so
+    the tables carry a name and never a dictionary of options."""
+    configs: dict[str, tuple[str, dict[str, Any]]] = {}
+    for r in records:
+        configs.setdefault(r["config"], (r["solver"], r.get("options") or {}))
+    lines = ["| configuration | solver | options |", "| --- | --- | --- |"]
+    for name, (solver, options) in sorted(configs.items()):
+        lines.append(f"| {name} | `{solver}` | {option_text(options)} |")
+    return "\n".join(lines) + "\n"
+
+
 def report(records: list[Record]) -> str:
     first = records[0]
     dates = sorted(r["date"] for r in records)
@@ -194,6 +213,8 @@ def report(records: list[Record]) -> str:
         f"- timeout per run: {sorted({r['timeout'] for r in records})} s; warm-up (numba compile) untimed",
         "- times are wall-clock seconds of `nqcsp.solve` (which verifies SAT answers) or of the external "
         "peer (model flattening or CNF writing included); medians over decided runs\n",
+        "## Configurations\n",
+        legend(records),
     ]
     judged = judge(records)
     for title, members in groups(judged).items():

@@ -4,7 +4,7 @@ A run's deadline starts when its worker reports READY (after the untimed warm-up
 the timeout as its ``time_limit``; the runner kills the worker's whole process group (external peers
 included) when ``timeout * 1.1 + 1`` seconds pass, and records the run as TIMEOUT. Every record says
 whether the call kept its time limit (``kept_limit``: it returned within max(10%, 0.5 s) of it, the
-promise of the README) and by how much it overshot; a killed run broke the promise.
+promise of docs/contract.md) and by how much it overshot; a killed run broke the promise.
 
 Results go to ``DIR/SUITE.jsonl`` under the directory the user names (default ``./bench-results``);
 ``benchmarks/results/`` holds the published tables and is written only when asked (``--publish``).

@@ -253,6 +253,26 @@ def test_the_analysis_writes_the_table_and_plots(tiny_run, tmp_path):
     assert "| construct | 2 | 1 | 0 | 1 |" in table
 
 
+def test_tables_name_configurations_and_a_legend_gives_their_options():
+    from benchmarks.analyze import legend, option_text
+
+    records = [{"config": "sat/pairwise", "solver": "sat",
+                "options": {"encoding": "pairwise", "hint": False}},
+               {"config": "auto", "solver": "auto", "options": {}}]
+    assert legend(records).splitlines()[2:] == [
+        "| auto | `auto` | none (its defaults) |",
+        "| sat/pairwise | `sat` | `encoding='pairwise'`, `hint=False` |"]
+    assert option_text({"parameters": {"x": 1}}) == "`parameters={'x': 1}`"
+
+
+def test_no_published_table_puts_an_options_dictionary_in_a_cell():
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    for table in sorted(results.glob("*.md")):
+        cells = [cell.strip() for line in table.read_text().splitlines() if line.startswith("|")
+                 for cell in line.strip("|").split("|")]
+        assert not [cell for cell in cells if cell.startswith(("`{", "{"))], table.name
+
+
 def test_a_counting_task_is_checked_against_oeis():
     instance = next(inst.counting([7]))
     record = run_job(Job(Config("count"), instance, 0, timeout=10))

@@ -196,6 +196,30 @@ class Result:
                              f"limit of {format_bytes(limit)}; ask for the columns instead")
         return render_board(self.columns)
 
+    def to_svg(self, memory_limit: int | None = None) -> str:
+        """The board as an SVG picture (``nqcsp.board.svg``): a solution with the mandatory queens drawn
+        apart from the found ones; without one (UNSAT, UNKNOWN) the mandatory queens, and for UNSAT the
+        cells they attack shaded, an empty line marked and attacking queens joined. Boards above 128
+        are drawn as a density picture; ValueError when its counts would exceed ``memory_limit``."""
+        from nqcsp.board.svg import board_svg
+
+        verdict = {Status.SAT: f"solved by {self.solver}",
+                   Status.UNSAT: "no solution" + (f" ({self.certificate.summary()})" if self.certificate
+                                                  else ""),
+                   Status.UNKNOWN: "no answer"}[self.status]
+        queens = self.problem.queen_array
+        plural = "" if len(queens) == 1 else "s"
+        title = f"{self.n} x {self.n} board, {len(queens)} mandatory queen{plural}: {verdict}"
+        return board_svg(self.n, self.columns, queens, shade_attacks=self.status is Status.UNSAT,
+                         title=title, memory_limit=memory_limit)
+
+    def _repr_svg_(self) -> str | None:
+        """The picture a notebook shows (IPython's rich display); None falls back to the text repr."""
+        try:
+            return self.to_svg()
+        except ValueError:
+            return None
+
     def to_json(self, with_columns: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
             "n": self.n,

@@ -49,6 +49,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "exactly) for --time-limit seconds instead of sweeping every class")
     parser.add_argument("--time-limit", type=positive_float_arg, metavar="S",
                         help="with --search: seconds to search")
+    parser.add_argument("--svg", metavar="DIR",
+                        help="draw every blocked class as an SVG picture in DIR (made if missing): its "
+                             "queens, the cells they attack shaded, an empty line marked; one file per "
+                             "class, nN-R-C.svg for a cell, nN-kK-R1-C1_R2-C2....svg for a set")
     parser.set_defaults(run=run)
 
 
@@ -87,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"nqcsp: interrupted: {len(boards)} of {len(sizes)} boards finished and written\n")
         return EXIT_INTERRUPTED
     write_boards(sorted(boards, key=lambda b: b.n), args)
+    if args.svg is not None:
+        draw_blocked(args.svg, [(board.n, (cell,)) for board in sorted(boards, key=lambda b: b.n)
+                                for cell in board.blocked_classes])
     undecided = sum(len(board.undecided_classes) for board in boards)
     if undecided:
         # A board with an undecided class has no proven blocked count: a script must not take it for one.
@@ -114,6 +121,31 @@ def write_boards(boards: list, args: argparse.Namespace) -> None:
         print(f"{board.n:>5} {board.classes:>8} {blocked:>8} {board.seconds:>8.2f}  "
               f"{witnesses}; {proofs}; {cells}" + (f"; UNDECIDED {undecided}" if undecided else ""))
     sys.stdout.flush()
+
+
+def svg_name(n: int, queens: tuple[tuple[int, int], ...]) -> str:
+    """The file a blocked class is drawn in: ``nN-R-C.svg`` for one queen, ``nN-kK-R1-C1_R2-C2...svg``."""
+    cells = "_".join(f"{r}-{c}" for r, c in sorted(queens))
+    return f"n{n}-{cells}.svg" if len(queens) == 1 else f"n{n}-k{len(queens)}-{cells}.svg"
+
+
+def draw_blocked(directory: str, classes: list[tuple[int, tuple[tuple[int, int], ...]]]) -> None:
+    """``--svg DIR``: one picture per blocked class (its canonical queens, the cells they attack shaded,
+    an empty line marked), named by ``svg_name``; a note on stderr says how many were drawn where."""
+    import os
+
+    from nqcsp.board.svg import queen_set_svg
+
+    try:
+        os.makedirs(directory, exist_ok=True)
+        for n, queens in classes:
+            where = " ".join(f"({r}, {c})" for r, c in sorted(queens))
+            title = f"{n} x {n} board: the queens {where} leave no solution (proven)"
+            with open(os.path.join(directory, svg_name(n, queens)), "w", encoding="utf-8") as handle:
+                handle.write(queen_set_svg(n, queens, title=title))
+    except OSError as exc:
+        raise UsageError(f"--svg: cannot write to {directory!r}: {exc.strerror}") from None
+    sys.stderr.write(f"nqcsp: {len(classes)} blocked classes drawn in {directory}\n")
 
 
 def run_sets(args: argparse.Namespace) -> int:
@@ -150,6 +182,8 @@ def run_sets(args: argparse.Namespace) -> int:
 
         account = SetSweep(n, k)
     write_sets(account, args)
+    if args.svg is not None:
+        draw_blocked(args.svg, [(n, tuple(found.queens)) for found in account.blocked])
     return EXIT_UNKNOWN if account.undecided else EXIT_OK
 
 
@@ -209,4 +243,6 @@ def run_search(args: argparse.Namespace, n: int, k: int) -> int:
               f"{len(report.blocked)} blocked, {len(report.undecided)} undecided{idle}")
         write_classes(report.blocked, report.undecided)
     sys.stdout.flush()
+    if args.svg is not None:
+        draw_blocked(args.svg, [(n, tuple(found.queens)) for found in report.blocked])
     return EXIT_UNKNOWN if report.undecided and not report.blocked else EXIT_OK

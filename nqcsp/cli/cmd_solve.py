@@ -1,4 +1,4 @@
-"""``nqcsp solve N [--queen R,C]... [--solver NAME] [--format board|columns|json]``."""
+"""``nqcsp solve N [--queen R,C]... [--solver NAME] [--format board|columns|json|svg]``."""
 
 from __future__ import annotations
 
@@ -47,8 +47,10 @@ def add_problem_options(parser: argparse.ArgumentParser) -> None:
     add_queen_argument(parser)
     parser.add_argument("--solver", default="auto",
                         help="backend name, or auto (default); see `nqcsp solvers`")
-    parser.add_argument("--format", choices=("board", "columns", "json"), default=None,
-                        help=f"output: board text (default up to N = {BOARD_TEXT_UP_TO}), columns, json")
+    parser.add_argument("--format", choices=("board", "columns", "json", "svg"), default=None,
+                        help=f"output: board text (default up to N = {BOARD_TEXT_UP_TO}), columns, json, or "
+                             "an SVG picture (mandatory queens apart from found ones; without a solution "
+                             "the cells they attack shaded; above N = 128 a density picture)")
     parser.add_argument("--time-limit", type=positive_float_arg, default=None, metavar="S",
                         help="seconds before giving up (UNKNOWN); every stage counts, output included")
     parser.add_argument("--memory-limit", type=memory_arg, default=None, metavar="BYTES",
@@ -124,6 +126,8 @@ BOARD_S_PER_BYTE = 2e-9
 # The share of the time limit a solve gets when writing a solution could not fit in the limit anyway.
 WRITE_LESS_SHARE = 0.05
 JSON_FACTOR = 2.0
+# An SVG picture above 128 counts the queens per block in numpy chunks: about 10 ns a queen, with margin.
+SVG_S_PER_QUEEN = 5e-8
 
 
 def output_seconds(n: int, fmt: str) -> float:
@@ -132,6 +136,8 @@ def output_seconds(n: int, fmt: str) -> float:
 
     if fmt == "board":
         return BOARD_S_PER_BYTE * n * (n + 1)
+    if fmt == "svg":
+        return SVG_S_PER_QUEEN * n
     return columns_text_seconds(n) * (JSON_FACTOR if fmt == "json" else 1.0)
 
 
@@ -209,6 +215,9 @@ def write_result(result: Result, fmt: str | None, out: TextIO | None = None) -> 
     fmt = fmt or ("board" if result.n <= BOARD_TEXT_UP_TO else "columns")
     if fmt == "json":
         write_json(result, out)
+    elif fmt == "svg":
+        # Every answer is a picture: the solution, or the problem (an UNSAT's attacked cells shaded).
+        out.write(result.to_svg())
     elif result.status is Status.SAT:
         if fmt == "board":
             out.write(result.board())

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-# Exit codes, documented in the README.
+# Exit codes, documented in docs/contract.md ("Exit codes").
 EXIT_OK = 0          # SAT / valid / command done
 EXIT_NO = 1          # UNSAT with a checked certificate / the checked solution or proof is invalid
 EXIT_USAGE = 2       # bad input: one line on stderr

@@ -2,7 +2,7 @@
 
 Each ``BackendSpec`` says where the backend lives (imported only when used), whether it is complete, what
 boards it takes, its options (the declarative ``Option`` vocabulary of ``solvers.base``), and one line of
-description. The portfolio chooses by these facts; the CLI, README tables and benchmarks read them here.
+description. The portfolio chooses by these facts; the CLI, the docs tables and benchmarks read them here.
 Adding a backend: see "Adding a backend" in CONTRIBUTING.md.
 """
 

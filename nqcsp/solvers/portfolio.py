@@ -30,7 +30,7 @@ AGREEMENT = "agreement"
 
 @dataclass(frozen=True)
 class Policy:
-    """Which backends the portfolio runs, chosen from the benchmarks (see README, "auto")."""
+    """Which backends the portfolio runs, chosen from the benchmarks (see docs/backends.md, "auto")."""
 
     local_search: str = "qs4"
     # Local search is skipped where complete search is faster anyway: small boards, and completion

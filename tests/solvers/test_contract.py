@@ -1,5 +1,5 @@
 """The protocol every registered backend keeps, run over ``available_solvers()``: a new backend gets these
-tests for free (see "Adding a backend" in the README)."""
+tests for free (see "Adding a backend" in CONTRIBUTING.md)."""
 
 import json
 import os

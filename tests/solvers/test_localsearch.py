@@ -83,7 +83,7 @@ def test_blockade_cell_gives_up_within_the_default_budget(solver):
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_time_limit_stops_a_hopeless_search(solver):
     limit = 0.5
-    solve(8, solver=solver, seed=0)  # loads the kernels: the one stage allowed past the limit (README)
+    solve(8, solver=solver, seed=0)  # loads the kernels: the one stage allowed past the limit
     started = time.perf_counter()
     result = solve(6, [(0, 0)], solver=solver, seed=5, time_limit=limit, max_restarts=10**12)
     took = time.perf_counter() - started
