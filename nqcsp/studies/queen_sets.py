@@ -278,13 +278,13 @@ def cover_cache_bytes(n: int, k: int) -> int:
 @dataclass(frozen=True)
 class CoverCache:
     """The k-sets known to extend to a solution, shared by the tasks of one sweep: a bit per k-set of the
-    board, set for every k-subset (and image) of every witness found so far. A task skips the classes it
-    finds set, so a witness found by one task covers the classes of every later task: the sweep keeps far
-    fewer witnesses. Only the driver sets bits, for the witnesses of tasks it has checked and recorded.
-    The bits live in the file ``path`` in shared memory (/dev/shm) when the sweep made one, mapped by every
-    process of a local pool or cluster; a process that cannot open it (a worker on another machine) sees
-    none, and its tasks cover their own classes as without a cache. A bit is never set without a
-    witness of the account, and the evidence is re-checked on its own."""
+    board, set for every k-subset of every witness found so far. A task skips the classes one of whose
+    images it finds set, so a witness found by one task covers the classes of every later task: the
+    sweep keeps far fewer witnesses. Only the driver sets bits, for the witnesses of tasks it has checked
+    and recorded. The bits live in the file ``path`` in shared memory (/dev/shm) when the sweep made one,
+    mapped by every process of a local pool or cluster; a process that cannot open it (a worker on another
+    machine) sees none, and its tasks cover their own classes as without a cache. A bit is never set
+    without a witness of the account, and the evidence is re-checked on its own."""
 
     n: int
     k: int
