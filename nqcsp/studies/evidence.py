@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from nqcsp.board.problem import Cell, find_attack
-from nqcsp.board.result import Certificate
+from nqcsp.board.result import Certificate, ProofFile
 from nqcsp.runtime.limits import Limits, OutOfTime, format_bytes, time_limit_reason
 from nqcsp.runtime.values import Fields
 
@@ -52,7 +52,6 @@ CERTIFICATE_FIELDS = {"lrat": ("cnf", "proof"), "drat": ("cnf", "proof"), "attac
                       "empty-line": ("line", "index")}
 # Bounds checked before a document is decoded or checked.
 MAX_DOCUMENT_BYTES = 1 << 30
-MAX_DEPTH = 16
 XZ_MAGIC = b"\xfd7zXZ\x00"
 # The re-check's costs, measured on this project's 2-core VM: marking a covered set (one witness image on
 # one row combination) about 2 ns, clearing and counting a block about 0.5 ns a bit; numpy's clique count
@@ -94,9 +93,7 @@ class Evidence:
 
 
 def _field_json(value: Any) -> Any:
-    if isinstance(value, (bytes, bytearray)):
-        return {"base64": base64.b64encode(bytes(value)).decode("ascii")}
-    if hasattr(value, "view"):        # a proof kept in a temporary file
+    if isinstance(value, (bytes, bytearray, ProofFile)):    # ProofFile: a proof kept in a temporary file
         return {"base64": base64.b64encode(bytes(value)).decode("ascii")}
     if isinstance(value, tuple):
         return [_field_json(item) for item in value]
