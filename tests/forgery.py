@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 if __package__ in (None, ""):
     sys.path.insert(0, __import__("os").path.dirname(__file__))
 
-from naive import lrat_steps, naive_dimacs, naive_has_solution, naive_lrat
+from naive import lrat_binary, lrat_steps, lrat_text, naive_dimacs, naive_has_solution, naive_lrat
 
 from nqcsp.board.problem import Problem
 from nqcsp.proof.audit import audit
@@ -47,34 +47,6 @@ SEPARATORS = [b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", "\u0085".encod
 PIECES = [*SEPARATORS, b"\n", b"\r\n", b"\x00", b"\xef\xbb\xbf", b"%", b"c", b"c ", b"p", b"-", b"0", b"+",
           b" ", b"\t", b"1", b"9" * 12, b"-0", b"07", b"\xff", b"d", b"a", b"\n0\n", b"p cnf 3 1\n",
           b"2147483648", b"4294967297"]
-
-
-def encode_steps(steps: list[tuple]) -> bytes:
-    out = bytearray()
-
-    def number(x: int) -> None:
-        u = 2 * x if x >= 0 else -2 * x + 1
-        while u >= 128:
-            out.append((u & 127) | 128)
-            u >>= 7
-        out.append(u)
-
-    for step in steps:
-        out += step[0].encode()
-        for x in ([step[1], *step[2], 0, *step[3], 0] if step[0] == "a" else [*step[1], 0]):
-            number(x)
-    return bytes(out)
-
-
-def text_steps(steps: list[tuple]) -> bytes:
-    lines, last = [], 0
-    for step in steps:
-        if step[0] == "a":
-            last = step[1]
-            lines.append(" ".join(map(str, [step[1], *step[2], 0, *step[3], 0])))
-        else:
-            lines.append(" ".join(map(str, [last, "d", *step[1], 0])))
-    return ("\n".join(lines) + "\n").encode()
 
 
 @dataclass
@@ -97,12 +69,12 @@ def boards() -> list[Board]:
         if solvable:
             empty = len(statement.clauses) + 1
             steps = [("a", empty, [], [1, 2])]
-            proofs = [encode_steps(steps), text_steps(steps), f"{empty} 0 1 0\n".encode()]
+            proofs = [lrat_binary(steps), lrat_text(steps), f"{empty} 0 1 0\n".encode()]
         else:
             answer = BacktrackSolver().solve(problem, limits=Limits.unlimited())
             proof = bytes(answer.certificate.details["proof"])
             steps = list(lrat_steps(proof))
-            proofs = [proof, text_steps(steps)]
+            proofs = [proof, lrat_text(steps)]
         out.append(Board(problem, solvable, statement.dimacs(), [list(c) for c in statement.clauses],
                          statement.num_vars, proofs, steps))
     return out
@@ -222,7 +194,7 @@ def campaign(mutants: int, seed: int = 0, outside: tuple[OutsideChecker, ...] = 
                   outside)
         elif kind < 0.95:
             steps = mutate_steps(board, rng, corpus)
-            form = encode_steps(steps) if rng.random() < 0.5 else text_steps(steps)
+            form = lrat_binary(steps) if rng.random() < 0.5 else lrat_text(steps)
             judge(board, board.statement, form, tally, limits, "proof steps", outside)
         else:
             cut = proof[:rng.randrange(len(proof))]

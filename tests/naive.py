@@ -139,6 +139,36 @@ def lrat_steps(proof: bytes) -> Iterator[tuple]:
         yield from _text_steps(proof)
 
 
+def lrat_binary(steps: list[tuple]) -> bytes:
+    """Steps written as binary LRAT (the inverse of lrat_steps)."""
+    out = bytearray()
+
+    def number(x: int) -> None:
+        u = 2 * x if x >= 0 else -2 * x + 1
+        while u >= 128:
+            out.append((u & 127) | 128)
+            u >>= 7
+        out.append(u)
+
+    for step in steps:
+        out += step[0].encode()
+        for x in ([step[1], *step[2], 0, *step[3], 0] if step[0] == "a" else [*step[1], 0]):
+            number(x)
+    return bytes(out)
+
+
+def lrat_text(steps: list[tuple]) -> bytes:
+    """Steps written as text LRAT, a deletion numbered as the addition before it."""
+    lines, last = [], 0
+    for step in steps:
+        if step[0] == "a":
+            last = step[1]
+            lines.append(" ".join(map(str, [step[1], *step[2], 0, *step[3], 0])))
+        else:
+            lines.append(" ".join(map(str, [last, "d", *step[1], 0])))
+    return ("\n".join(lines) + "\n").encode()
+
+
 def _binary_steps(proof: bytes) -> Iterator[tuple]:
     at = 0
 

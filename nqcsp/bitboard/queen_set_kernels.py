@@ -53,8 +53,8 @@ def _image(n, symmetry, row, col):
 
 
 @njit(cache=True, nogil=True)
-def _sorted_key(codes, count, base):
-    """Key of ``codes[:count]`` once sorted (insertion sort: count is at most a handful)."""
+def _sort_prefix(codes, count):
+    """Sort ``codes[:count]`` in place (insertion sort: count is at most a handful)."""
     for i in range(1, count):
         value = codes[i]
         j = i - 1
@@ -62,6 +62,12 @@ def _sorted_key(codes, count, base):
             codes[j + 1] = codes[j]
             j -= 1
         codes[j + 1] = value
+
+
+@njit(cache=True, nogil=True)
+def _sorted_key(codes, count, base):
+    """Key of ``codes[:count]`` once sorted."""
+    _sort_prefix(codes, count)
     key = np.int64(0)
     for i in range(count):
         key = key * base + codes[i]
@@ -461,13 +467,7 @@ def take_known(n, k, keys, binom, bits, state):
             for i in range(k):
                 r, c = _image(n, s, cells[i] // n, cells[i] % n)
                 scratch[i] = r * n + c
-            for i in range(1, k):            # insertion sort: k is a handful
-                value = scratch[i]
-                j = i - 1
-                while j >= 0 and scratch[j] > value:
-                    scratch[j + 1] = scratch[j]
-                    j -= 1
-                scratch[j + 1] = value
+            _sort_prefix(scratch, k)
             rank = np.int64(0)
             for i in range(k):
                 rank += binom[i + 1, scratch[i]]

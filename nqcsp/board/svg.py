@@ -26,6 +26,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from nqcsp.board.text import cells_on_board
 from nqcsp.runtime.limits import as_memory_limit, format_bytes
 
 CELL = 40
@@ -94,7 +95,7 @@ def board_svg(n: int, columns: Any = None, queens: Any = (), *, shade_attacks: b
     n = int(n)
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
-    queen_cells = _cells(queens, n)
+    queen_cells = cells_on_board(n, queens)
     cols = None if columns is None else _columns(columns, n)
     if n <= exact_up_to:
         return _exact(n, cols, queen_cells, shade_attacks, title)
@@ -105,16 +106,6 @@ def queen_set_svg(n: int, queens: Iterable[tuple[int, int]] | np.ndarray, title:
                   memory_limit: int | None = None) -> str:
     """A set of queens (a blocked set, say) with the cells it attacks shaded and its empty lines marked."""
     return board_svg(n, None, queens, shade_attacks=True, title=title, memory_limit=memory_limit)
-
-
-def _cells(queens: Any, n: int) -> np.ndarray:
-    cells = np.asarray(queens if isinstance(queens, np.ndarray) else list(queens), dtype=np.int64)
-    cells = cells.reshape(-1, 2)
-    outside = np.flatnonzero(((cells < 0) | (cells >= n)).any(axis=1))
-    if len(outside):
-        row, col = (int(v) for v in cells[outside[0]])
-        raise ValueError(f"queen ({row}, {col}) is off the {n}x{n} board")
-    return cells
 
 
 def _columns(columns: Any, n: int) -> np.ndarray:

@@ -20,16 +20,22 @@ def render_board(queens: Iterable[int]) -> str:
     return render_cells(len(cols), np.column_stack((np.arange(len(cols)), cols)))
 
 
-def render_cells(n: int, cells: Iterable[tuple[int, int]] | np.ndarray) -> str:
-    """Board text with a queen on each given cell and '.' elsewhere (a partial board is allowed)."""
-    grid = np.full((n, n + 1), ord(EMPTY), dtype=np.uint8)
-    grid[:, n] = ord("\n")
+def cells_on_board(n: int, cells: Iterable[tuple[int, int]] | np.ndarray) -> np.ndarray:
+    """The cells as an (m, 2) int64 array; ValueError naming the first one off the n x n board."""
     cell_arr = np.asarray(cells if isinstance(cells, np.ndarray) else list(cells), dtype=np.int64)
     cell_arr = cell_arr.reshape(-1, 2)
     outside = np.flatnonzero(((cell_arr < 0) | (cell_arr >= n)).any(axis=1))
     if len(outside):
         row, col = (int(v) for v in cell_arr[outside[0]])
         raise ValueError(f"cell ({row}, {col}) is off the {n}x{n} board (rows and columns are 0..{n - 1})")
+    return cell_arr
+
+
+def render_cells(n: int, cells: Iterable[tuple[int, int]] | np.ndarray) -> str:
+    """Board text with a queen on each given cell and '.' elsewhere (a partial board is allowed)."""
+    grid = np.full((n, n + 1), ord(EMPTY), dtype=np.uint8)
+    grid[:, n] = ord("\n")
+    cell_arr = cells_on_board(n, cells)
     if len(cell_arr):
         grid[cell_arr[:, 0], cell_arr[:, 1]] = ord(QUEEN)
     return grid.tobytes().decode("ascii")

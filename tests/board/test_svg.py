@@ -150,7 +150,7 @@ def test_an_empty_line_of_a_density_picture_is_marked_as_a_band():
 
 @pytest.mark.parametrize(("args", "message"), [
     ((4, [0, 1, 2]), "has 4 columns, got 3"), ((4, [0, 1, 2, 4]), "column 4 of row 3 is off the 4x4 board"),
-    ((4, None, [(4, 0)]), r"queen \(4, 0\) is off the 4x4 board"), ((-1,), "n must be >= 0")])
+    ((4, None, [(4, 0)]), r"cell \(4, 0\) is off the 4x4 board"), ((-1,), "n must be >= 0")])
 def test_bad_boards_are_refused_naming_the_value(args, message):
     with pytest.raises(ValueError, match=message):
         board_svg(*args)

@@ -14,7 +14,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from naive import naive_has_solution, naive_lrat
+from naive import lrat_binary, lrat_steps, lrat_text, naive_has_solution, naive_lrat
 
 from nqcsp.board.completion import random_completion
 from nqcsp.board.problem import Problem
@@ -25,67 +25,6 @@ from nqcsp.proof.lrat import check_lrat
 from nqcsp.proof.statement import reference_cnf
 from nqcsp.runtime.limits import Limits
 from nqcsp.solvers.backtrack import BacktrackSolver
-
-# --- the formats, written out from their definitions -------------------------------------------------
-
-
-def decode(proof: bytes) -> list[tuple]:
-    """Binary LRAT as steps: ("a", id, lits, hints) and ("d", ids)."""
-    steps, at = [], 0
-
-    def number() -> int:
-        nonlocal at
-        value = shift = 0
-        while True:
-            byte = proof[at]
-            at += 1
-            value |= (byte & 127) << shift
-            shift += 7
-            if byte < 128:
-                return -(value >> 1) if value & 1 else value >> 1
-
-    def until_zero() -> list[int]:
-        out = []
-        while (x := number()) != 0:
-            out.append(x)
-        return out
-
-    while at < len(proof):
-        kind = chr(proof[at])
-        at += 1
-        if kind == "a":
-            steps.append(("a", number(), until_zero(), until_zero()))
-        else:
-            steps.append(("d", until_zero()))
-    return steps
-
-
-def encode(steps: list[tuple]) -> bytes:
-    out = bytearray()
-
-    def number(x: int) -> None:
-        u = 2 * x if x >= 0 else -2 * x + 1
-        while u >= 128:
-            out.append((u & 127) | 128)
-            u >>= 7
-        out.append(u)
-
-    for step in steps:
-        out += step[0].encode()
-        for x in ([step[1], *step[2], 0, *step[3], 0] if step[0] == "a" else [*step[1], 0]):
-            number(x)
-    return bytes(out)
-
-
-def text(steps: list[tuple]) -> bytes:
-    lines, last = [], 0
-    for step in steps:
-        if step[0] == "a":
-            last = step[1]
-            lines.append(" ".join(map(str, [step[1], *step[2], 0, *step[3], 0])))
-        else:
-            lines.append(" ".join(map(str, [last, "d", *step[1], 0])))
-    return ("\n".join(lines) + "\n").encode()
 
 
 def drat(steps: list[tuple], clauses: dict[int, list[int]]) -> str:
@@ -135,8 +74,8 @@ def test_every_proof_of_the_corpus_is_accepted_three_ways(proofs):
     for problem, cnf, proof in proofs:
         statement = reference_cnf(problem)
         assert cnf == statement.dimacs()
-        steps = decode(proof)
-        binary, plain = check_lrat(cnf, proof), check_lrat(cnf, text(steps))
+        steps = list(lrat_steps(proof))
+        binary, plain = check_lrat(cnf, proof), check_lrat(cnf, lrat_text(steps))
         assert binary.ok and plain.ok, (problem, binary.reason, plain.reason)
         assert naive_lrat(statement.clauses, statement.num_vars, proof), problem
         formula = {i: list(c) for i, c in enumerate(statement.clauses, 1)}
@@ -173,22 +112,22 @@ def test_tampered_proofs_are_rejected(proofs):
     rng = random.Random(7)
     seen = set()
     for problem, cnf, proof in proofs:
-        steps = decode(proof)
+        steps = list(lrat_steps(proof))
         for name, bad in tampered(steps, rng).items():
             seen.add(name)
-            for form in (encode(bad), text(bad)):
+            for form in (lrat_binary(bad), lrat_text(bad)):
                 verdict = check_lrat(cnf, form)
                 assert not verdict.ok, (problem, name)
         # Cut anywhere before the empty clause is whole (what follows it, deletions, is not needed).
         last_addition = max(at for at, step in enumerate(steps) if step[0] == "a")
-        empty_clause_ends = len(encode(steps[:last_addition + 1]))
+        empty_clause_ends = len(lrat_binary(steps[:last_addition + 1]))
         for cut in sorted({1, empty_clause_ends // 2, empty_clause_ends - 1}):
             assert not check_lrat(cnf, proof[:cut]).ok, (problem, "truncated", cut)
     assert len(seen) == 8
 
 
 def test_a_proof_of_another_statement_is_rejected(proofs):
-    problem, cnf, proof = next(p for p in proofs if len(decode(p[2])) > 3)
+    problem, cnf, proof = next(p for p in proofs if len(list(lrat_steps(p[2]))) > 3)
     other = reference_cnf(Problem(problem.n + 1, problem.queens)).dimacs()
     assert not check_lrat(other, proof).ok
     short = cnf.rsplit(b"\n", 2)[0] + b"\n"  # the last clause gone, the header unchanged: not DIMACS
@@ -200,7 +139,7 @@ def test_a_proof_of_another_statement_is_rejected(proofs):
 @given(data=st.data())
 def test_no_mutation_is_accepted_that_the_naive_checker_rejects(proofs, data):
     problem, cnf, proof = data.draw(st.sampled_from(proofs[:40]))
-    steps = decode(proof)
+    steps = list(lrat_steps(proof))
     at = data.draw(st.integers(0, len(steps) - 1))
     step = steps[at]
     if step[0] == "a":
@@ -215,7 +154,7 @@ def test_no_mutation_is_accepted_that_the_naive_checker_rejects(proofs, data):
         step = ("d", [data.draw(st.integers(1, 60)) for _ in step[1]])
     mutated = steps[:at] + [step] + steps[at + 1:]
     statement = reference_cnf(problem)
-    for form in (encode(mutated), text(mutated)):
+    for form in (lrat_binary(mutated), lrat_text(mutated)):
         assert check_lrat(cnf, form).ok is naive_lrat(statement.clauses, statement.num_vars, form)
 
 
@@ -247,10 +186,10 @@ def test_proof_dir_writes_the_lrat_pair_and_check_proof_accepts_only_it(tmp_path
     assert cnf.read_bytes() == reference_cnf(Problem(8, [(0, 0), (1, 2)])).dimacs()
     checked = nqcsp("check-proof", str(cnf), str(proof))
     assert checked.returncode == 0 and "valid" in checked.stdout and "n=8 queens=0,0 1,2" in checked.stdout
-    steps = decode(proof.read_bytes())
-    (tmp_path / "bad.lrat").write_bytes(encode(steps[1:]))
+    steps = list(lrat_steps(proof.read_bytes()))
+    (tmp_path / "bad.lrat").write_bytes(lrat_binary(steps[1:]))
     assert nqcsp("check-proof", str(cnf), str(tmp_path / "bad.lrat")).returncode == 1
-    (tmp_path / "proof.txt").write_bytes(text(steps))
+    (tmp_path / "proof.txt").write_bytes(lrat_text(steps))
     assert nqcsp("check-proof", "--format", "lrat", str(cnf), str(tmp_path / "proof.txt")).returncode == 0
 
 
@@ -298,9 +237,9 @@ def test_a_proof_fed_in_pieces_cut_anywhere_gets_the_whole_proofs_verdict(proofs
 
     rng = random.Random(3)
     for problem, cnf, proof in proofs[::4]:
-        steps = decode(proof)
-        forms = [encode(steps), text(steps)]
-        forms += [encode(bad) for bad in tampered(steps, rng).values()]
+        steps = list(lrat_steps(proof))
+        forms = [lrat_binary(steps), lrat_text(steps)]
+        forms += [lrat_binary(bad) for bad in tampered(steps, rng).values()]
         for form in forms:
             whole = check_lrat(cnf, form)
             stream = LratStream(read_dimacs(cnf))
