@@ -57,6 +57,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.svg is not None:
+        from nqcsp.runtime.paths import directory_to_write
+
+        directory_to_write(args.svg, "--svg")      # before the sweep, not after it
     if args.queens != 1 or args.search:
         return run_sets(args)
     if args.checkpoint is not None or args.time_limit is not None:
@@ -132,19 +136,15 @@ def svg_name(n: int, queens: tuple[tuple[int, int], ...]) -> str:
 def draw_blocked(directory: str, classes: list[tuple[int, tuple[tuple[int, int], ...]]]) -> None:
     """``--svg DIR``: one picture per blocked class (its canonical queens, the cells they attack shaded,
     an empty line marked), named by ``svg_name``; a note on stderr says how many were drawn where."""
-    import os
-
     from nqcsp.board.svg import queen_set_svg
+    from nqcsp.runtime.paths import make_directory, write_whole
 
-    try:
-        os.makedirs(directory, exist_ok=True)
-        for n, queens in classes:
-            where = " ".join(f"({r}, {c})" for r, c in sorted(queens))
-            title = f"{n} x {n} board: the queens {where} leave no solution (proven)"
-            with open(os.path.join(directory, svg_name(n, queens)), "w", encoding="utf-8") as handle:
-                handle.write(queen_set_svg(n, queens, title=title))
-    except OSError as exc:
-        raise UsageError(f"--svg: cannot write to {directory!r}: {exc.strerror}") from None
+    folder = make_directory(directory, "--svg")
+    for n, queens in classes:
+        where = " ".join(f"({r}, {c})" for r, c in sorted(queens))
+        title = f"{n} x {n} board: the queens {where} leave no solution (proven)"
+        with write_whole(folder / svg_name(n, queens), "--svg picture") as handle:
+            handle.write(queen_set_svg(n, queens, title=title).encode("utf-8"))
     sys.stderr.write(f"nqcsp: {len(classes)} blocked classes drawn in {directory}\n")
 
 

@@ -193,3 +193,14 @@ def test_blockades_svg_draws_every_blocked_class(tmp_path):
         assert shaded_cells(root) == naive_attacked(n, {(row, col)})
     bad = run_cli("blockades", "4", "--svg", "/proc/no/such/dir")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_blockades_svg_refuses_a_bad_directory_before_the_sweep(tmp_path):
+    # The directory was once checked only when the pictures were drawn, after the whole sweep had run.
+    (tmp_path / "a-file").write_text("kept\n")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for given, says in (("a-file", "is not a directory"), ("dangling", "does not exist")):
+        bad = run_cli("blockades", "4", "6", "--jobs", "1", "--svg", str(tmp_path / given))
+        assert bad.returncode == 2 and bad.stdout == "", (bad.stdout, bad.stderr)
+        assert bad.stderr.count("\n") == 1 and says in bad.stderr, bad.stderr
+    assert (tmp_path / "a-file").read_text() == "kept\n" and not (tmp_path / "nowhere").exists()
