@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Executor
@@ -319,24 +320,42 @@ def colex_table(cells: int, k: int) -> np.ndarray:
 
 @contextlib.contextmanager
 def cover_cache(n: int, k: int, memory: int) -> Generator[CoverCache | None, None, None]:
-    """A cover cache for a sweep of (n, k), in a file of shared memory removed at the end; None when k < 2
-    or its bits would take over a quarter of ``memory`` (or ``COVER_CACHE_MAX_BYTES``)."""
-    import os
-    import tempfile
-
+    """A cover cache for a sweep of (n, k), in a file of shared memory removed at the end; None when k < 2,
+    when its bits would take over a quarter of ``memory`` (or ``COVER_CACHE_MAX_BYTES``), or when no
+    folder has room for them (the sweep is then right as without a cache, keeping more witnesses)."""
     size = cover_cache_bytes(n, k)
-    if k < 2 or size > min(memory // 4, COVER_CACHE_MAX_BYTES):
+    path = _reserve_cover_file(n, k, size) if k >= 2 and size <= min(memory // 4, COVER_CACHE_MAX_BYTES) \
+        else None
+    if path is None:
         yield None
         return
-    folder = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-    handle, path = tempfile.mkstemp(prefix=f"nqcsp-cover-{n}-{k}-", dir=folder)
     try:
-        os.ftruncate(handle, size)    # a sparse file of zeros: pages are made as bits are set
-        os.close(handle)
         yield CoverCache(n, k, path)
     finally:
         _ATTACHED.pop(path, None)
         os.unlink(path)
+
+
+def _reserve_cover_file(n: int, k: int, size: int) -> str | None:
+    """A file of ``size`` zero bytes, its blocks reserved, in /dev/shm or else the temporary folder; None
+    when neither has room. Reserved, not sparse: a page of a mapped file that its file system cannot
+    supply when it is first written kills the process with SIGBUS (a container's /dev/shm is 64 MB)."""
+    import tempfile
+
+    shared = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    for folder in dict.fromkeys((shared, tempfile.gettempdir())):
+        try:
+            handle, path = tempfile.mkstemp(prefix=f"nqcsp-cover-{n}-{k}-", dir=folder)
+        except OSError:
+            continue
+        try:
+            os.posix_fallocate(handle, 0, size)
+            return path
+        except OSError:
+            os.unlink(path)
+        finally:
+            os.close(handle)
+    return None
 
 
 def _rng(seed: int, task: SetTask) -> np.ndarray:

@@ -88,6 +88,37 @@ def test_the_cover_cache_keeps_fewer_witnesses_and_the_same_account():
         assert nqcsp.verify(14, witness)
 
 
+
+def test_the_cover_cache_reserves_its_pages_or_is_not_kept(monkeypatch, tmp_path):
+    # Its file was once sparse in /dev/shm: in a container's 64 MB /dev/shm the first page the file system
+    # could not supply killed the sweep with SIGBUS. A folder that has no room is now passed over.
+    import errno
+    import os
+    import tempfile
+
+    from nqcsp.runtime.parallel import InProcess
+
+    reserve = os.posix_fallocate
+    full = {"/dev/shm"}
+
+    def fallocate(handle, offset, size):
+        if os.path.dirname(os.readlink(f"/proc/self/fd/{handle}")) in full:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        reserve(handle, offset, size)
+
+    monkeypatch.setattr(os, "posix_fallocate", fallocate)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with cover_cache(9, 2, 1 << 30) as cache:
+        assert cache is not None and os.path.dirname(cache.path) == str(tmp_path)
+        assert os.path.getsize(cache.path) == math.comb(81, 2) // 8 + 1
+        *_, account = iter_set_sweep(9, 2, executor=InProcess(), keep_witnesses=True, cover=cache)
+    assert account.classes and all(nqcsp.verify(9, w) for w in np.concatenate(account.witnesses))
+    full.add(str(tmp_path))
+    with cover_cache(9, 2, 1 << 30) as cache:
+        assert cache is None
+    shared = os.listdir("/dev/shm") if os.path.isdir("/dev/shm") else []
+    assert list(tmp_path.iterdir()) == [] and not any(name.startswith("nqcsp-cover-9-2-") for name in shared)
+
 def test_saved_evidence_is_rechecked_and_tampering_is_caught(thresholds):
     document = json.loads(json.dumps(thresholds[10].to_json()))
     assert check_threshold(document).ok
