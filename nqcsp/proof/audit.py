@@ -46,7 +46,7 @@ def identify(cnf: Cnf, limits: Limits) -> tuple[Statement | None, str]:
 
     The problem its comments name is sized first, and its statement is built only when that size is the
     formula's own, so a forged header cannot make this allocate more than the formula read."""
-    from nqcsp.board.residual import residual_within
+    from nqcsp.board.residual import estimated_bytes, residual_within
     from nqcsp.proof.statement import reference_size
 
     named = named_problem(cnf.comments)
@@ -62,12 +62,11 @@ def identify(cnf: Cnf, limits: Limits) -> tuple[Statement | None, str]:
     if cnf.num_clauses < 2 * free:
         return None, (f"statement: NOT the reference CNF of {problem}, which its comments name (its {free} "
                       f"free rows and columns need {2 * free} clauses, not {cnf.num_clauses})")
-    from nqcsp.board.residual import estimated_bytes
-
     own = _SIZING_BYTES_PER_LITERAL * (len(cnf.literals) + cnf.num_clauses) + _SIZING_FLOOR
-    if estimated_bytes(problem) > own:
+    board_bytes = estimated_bytes(problem)
+    if board_bytes > own:
         return None, (f"statement: NOT the reference CNF of {problem}: its residual board "
-                      f"({format_bytes(estimated_bytes(problem))}) is far larger than a formula of "
+                      f"({format_bytes(board_bytes)}) is far larger than a formula of "
                       f"{cnf.num_clauses} clauses")
     size = reference_size(residual_within(problem, limits, "check"))
     if size != (cnf.num_vars, cnf.num_clauses):
