@@ -387,11 +387,12 @@ def check_evidence(evidence: Evidence, *, limits: Limits | None = None, executor
         + 8 * evidence.witnesses.size + (64 << 20)
     limits.need_memory("check", 2 * per_task, f"the coverage of {len(evidence.witnesses)} witnesses")
     workers_here = jobs or os.cpu_count() or 1
-    limits.need_time("check", estimated_seconds(evidence) / workers_here / 3)  # clearly too long: refused now
+    cpu_seconds = estimated_seconds(evidence)
+    limits.need_time("check", cpu_seconds / workers_here / 3)  # clearly too long: refused now
     remaining = limits.remaining()
     deadline = None if remaining is None else time.time() + remaining
     wall = time.perf_counter()
-    local = executor is None and estimated_seconds(evidence) < 1.0
+    local = executor is None and cpu_seconds < 1.0
     pool = InProcess() if local else executor
     with owned_pool(jobs) if pool is None else contextlib.nullcontext(pool) as runner:
         workers = getattr(runner, "max_workers", None) or jobs or os.cpu_count() or 1
