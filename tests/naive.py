@@ -128,11 +128,10 @@ class Malformed(Exception):
 
 
 def lrat_steps(proof: bytes) -> Iterator[tuple]:
-    """The steps of an LRAT proof, read lazily (what follows the empty clause is never read):
-    ("a", id, lits, hints) and ("d", ids); Malformed where the grammar breaks. Binary: 'a' or 'd', then
-    numbers as 2x or 2|x| + 1, base 128 little-endian, 7 bytes at most. Text: tokens separated by white
-    space, 'c' first on a line starts a comment, numbers -?[0-9]+ up to 2^40, 'd' after the id marks a
-    deletion."""
+    """The steps of an LRAT proof, read lazily: ("a", id, lits, hints) and ("d", ids); Malformed where the
+    grammar breaks. Binary: 'a' or 'd', then numbers as 2x or 2|x| + 1 (never 1: no "-0"), base 128
+    little-endian, 7 bytes at most. Text: tokens separated by white space, numbers -?[0-9]+ up to 2^40,
+    'd' after the id marks a deletion; no comments."""
     if proof[:1] in (b"a", b"d"):
         yield from _binary_steps(proof)
     else:
@@ -182,6 +181,8 @@ def _binary_steps(proof: bytes) -> Iterator[tuple]:
             at += 1
             value |= (byte & 127) << shift
             if byte < 128:
+                if value == 1:
+                    raise Malformed("-0 is not a number")
                 return -(value >> 1) if value & 1 else value >> 1
         raise Malformed("a number does not fit")
 
@@ -208,8 +209,6 @@ def _binary_steps(proof: bytes) -> Iterator[tuple]:
 def _text_steps(proof: bytes) -> Iterator[tuple]:
     tokens: list[bytes] = []
     for line in proof.split(b"\n"):
-        if line.startswith(b"c"):
-            continue
         tokens += line.replace(b"\t", b" ").replace(b"\r", b" ").split(b" ")
     tokens = [t for t in tokens if t]
     at = 0
@@ -245,9 +244,11 @@ def _text_steps(proof: bytes) -> Iterator[tuple]:
 def naive_lrat(formula: list[list[int]] | list[tuple[int, ...]], num_vars: int, proof: bytes) -> bool:
     """LRAT by its definition: the k-th step may add a clause numbered above every earlier one and at
     most len(formula) + k; each hint, a live earlier clause, is unit or falsified under the lemma's
-    negation (a tautology needs none); accepted when the empty clause is derived."""
+    negation (a tautology needs none); every step read, to the proof's end; accepted when one of them
+    added the empty clause."""
     clauses = {i: set(c) for i, c in enumerate(formula, 1)}
     last = len(formula)
+    derived = False
     try:
         for k, step in enumerate(lrat_steps(proof), 1):
             if step[0] == "d":
@@ -283,8 +284,7 @@ def naive_lrat(formula: list[list[int]] | list[tuple[int, ...]], num_vars: int, 
                 return False
             clauses[lemma_id] = set(lits)
             last = lemma_id
-            if not lits:
-                return True
+            derived = derived or not lits
     except Malformed:
         return False
-    return False
+    return derived

@@ -13,7 +13,7 @@ import numpy as np
 from nqcsp.runtime.jit import njit, njit_unrefcounted
 
 _SPACE, _TAB, _NEWLINE, _RETURN = 32, 9, 10, 13
-_COMMENT, _DELETE, _ADD, _MINUS, _ZERO, _NINE = 99, 100, 97, 45, 48, 57
+_DELETE, _ADD, _MINUS, _ZERO, _NINE = 100, 97, 45, 48, 57
 _LARGEST = 1 << 40
 
 # ``_next``'s status: a number, a text 'd', the end of the data, or why not.
@@ -27,28 +27,18 @@ def _is_space(byte):
 
 
 @njit(cache=True, nogil=True)
-def _skip(data, pos, final):
-    """Past white space and comments (a 'c' first on a line, to the line's end): the next token's start,
-    or -1 when a comment runs to the end of the data and more may come."""
+def _skip(data, pos):
+    """Past white space: the next token's start."""
     n = data.shape[0]
-    while pos < n:
-        byte = data[pos]
-        if _is_space(byte):
-            pos += 1
-        elif byte == _COMMENT and (pos == 0 or data[pos - 1] == _NEWLINE):
-            while pos < n and data[pos] != _NEWLINE:
-                pos += 1
-            if pos >= n and not final:
-                return -1
-        else:
-            break
+    while pos < n and _is_space(data[pos]):
+        pos += 1
     return pos
 
 
 @njit(cache=True, nogil=True)
 def _next(data, pos, binary, final):
     """(status, value, pos): ``NUMBER``; ``DELETE`` (a text 'd'); ``END`` of the data when ``final`` (text:
-    nothing but white space and comments left); ``TOO_BIG``, ``UNEXPECTED``; ``CUT``: the data ends before
+    nothing but white space left); ``TOO_BIG``, ``UNEXPECTED``; ``CUT``: the data ends before
     or inside the token and more may come (not ``final``), or, when ``final``, a binary number ends early."""
     n = data.shape[0]
     if binary:
@@ -65,12 +55,12 @@ def _next(data, pos, binary, final):
             shift += 7
             if shift > 42:
                 return TOO_BIG, 0, pos
+        if value == 1:
+            return UNEXPECTED, 0, pos      # "-0": no number is written so (cake_lpr refuses it too)
         if value & 1:
             return NUMBER, -(value >> 1), pos
         return NUMBER, value >> 1, pos
-    pos = _skip(data, pos, final)
-    if pos < 0:
-        return CUT, 0, n
+    pos = _skip(data, pos)
     if pos >= n:
         return (END if final else CUT), 0, pos  # more of the step may come
     if data[pos] == _DELETE:
@@ -122,10 +112,11 @@ def _compact(store, used, first, starts, lengths, alive, order, live):
 
 
 # ``check_steps``' ``state``: literals stored, the last clause number, lemmas checked, hints followed, the
-# first byte not yet read, steps read, entries of ``order``, the table size a ``GROW`` asks for.
-USED, LAST, LEMMAS, HINTS, POS, STEPS, LIVE, NEED = 0, 1, 2, 3, 4, 5, 6, 7
-STATE_SIZE = 8
-MORE = -1   # ``outcome[0]`` when the proof read so far ends inside a step or before the empty clause
+# first byte not yet read, steps read, entries of ``order``, the table size a ``GROW`` asks for, whether a
+# step has added the empty clause.
+USED, LAST, LEMMAS, HINTS, POS, STEPS, LIVE, NEED, DERIVED = 0, 1, 2, 3, 4, 5, 6, 7, 8
+STATE_SIZE = 9
+MORE = -1   # ``outcome[0]`` when the proof read so far may go on (unless ``final``)
 GROW = -2   # ``outcome[0]`` when a table must grow (to ``state[NEED]`` entries, or ``order`` or the store
             # when it is 0): the caller grows it and calls again
 
@@ -134,8 +125,9 @@ GROW = -2   # ``outcome[0]`` when a table must grow (to ``state[NEED]`` entries,
 @njit_unrefcounted(cache=True, nogil=True)
 def check_steps(proof, binary, final, num_clauses, num_vars, starts, lengths, alive, store, order, value,
                 trail, state, outcome):
-    """Check the additions and deletions of ``proof`` from ``state[POS]`` on. The k-th step of the proof
-    may add a clause numbered at most ``num_clauses + k``, above the last one added. Unless ``final``, a
+    """Check the additions and deletions of ``proof`` from ``state[POS]`` on, to its end; when ``final``,
+    accepted (``outcome[0]`` 0) if one of them added the empty clause. The k-th step of the proof may add
+    a clause numbered at most ``num_clauses + k``, above the last one added. Unless ``final``, a
     step the data ends inside is left unread (nothing of it applied) and ``outcome[0]`` is ``MORE``, with
     ``state[POS]`` at its start, for the caller to come back with more of the proof; ``GROW`` likewise
     when a table is too small."""
@@ -324,9 +316,8 @@ def check_steps(proof, binary, final, num_clauses, num_vars, starts, lengths, al
         state[USED], state[LAST], state[LEMMAS], state[HINTS] = used, last_id, lemmas, hints
         state[POS], state[STEPS], state[LIVE] = pos, steps, live
         if used == first:
-            outcome[0] = 0
-            return
+            state[DERIVED] = 1      # the steps after it are read and checked all the same
     state[USED], state[LAST], state[LEMMAS], state[HINTS] = used, last_id, lemmas, hints
     state[POS], state[STEPS], state[LIVE] = pos, steps, live
     if final and outcome[0] == MORE:
-        outcome[0] = 12
+        outcome[0] = 0 if state[DERIVED] else 12

@@ -8,8 +8,13 @@ The proof's grammar, from the format's definition:
 - binary: ``a`` id lits 0 hints 0 (an addition) and ``d`` ids 0 (a deletion), every number mapped to ``2x``
   or ``2|x| + 1`` for negatives and written in little-endian base-128;
 - text: ``id lits 0 hints 0`` and ``id d ids 0``, numbers separated by any white space (a step ends at its
-  second 0, or its first for a deletion, wherever the line breaks fall; the last newline is optional),
-  and comment lines beginning with ``c``.
+  second 0, or its first for a deletion, wherever the line breaks fall; the last newline is optional).
+
+A proof is all of its bytes: every step is read and checked, those after the empty clause too (a producer
+deletes the empty clause's hints after it), and the proof is accepted when one of its steps added the
+empty clause. A comment line, or a binary "-0" (the byte 0x01), is not in the format and rejects the
+proof. cake_lpr, the outside checker, reads proofs the same way, so the two judge the same bytes (it is
+stricter only in layout: a step a line).
 
 Every added clause is checked by reverse unit propagation along its hints: the clause's literals are set
 false, then each hint must name a live clause that is unit under that assignment (its last literal is then

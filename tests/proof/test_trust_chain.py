@@ -134,10 +134,32 @@ ONE_VARIABLE = b"p cnf 1 2\n1 0\n-1 0\n"
     (b"\n\n\n3 0 1\n4 0 1 2 0", False),   # step 3 hints 1 and 4: clause 4 does not exist yet
     (b"3 0\n1 2\n0\n", True),             # a lemma over three lines
     (b"3 0 1 2 0", True),                 # no final newline
-    (b"c a comment\n3 0 1\nc another\n2 0", True),
+    (b"c a comment\n3 0 1\nc another\n2 0", False),   # comments are not in the format (nor cake_lpr's)
+    (b"3 0 1 2 0\nc a comment\n", False),
     (b"3\t0 1\r\n2 0\r\n", True),
+    (b"3 0 1 2 -0", True),                # "-0" is 0 in text, for cake_lpr too
+    # A proof is all of its bytes: the steps after the empty clause are read and checked too.
+    (b"3 0 1 2 0\n3 d 1 2 0\n", True),    # its hints deleted after it, as producers write
+    (b"3 0 1 2 0\n4 1 0 3 0\n", True),    # a valid step after it
+    (b"3 0 1 2 0\n4 1 0 2 0\n", False),   # an invalid step after it: its hint, clause 2, is satisfied
+    (b"3 0 1 2 0\n3 d 9 0\n", False),     # a deletion of a clause that does not exist
+    (b"3 0 1 2 0\njunk\n", False),
+    (b"3 0 1 2 0 7", False),              # a step cut short after it
 ])
 def test_text_lrat_steps_end_at_their_second_zero(proof, ok):
+    assert check_lrat(ONE_VARIABLE, proof).ok is ok
+    assert naive_lrat([[1], [-1]], 1, proof) is ok
+
+
+@pytest.mark.parametrize(("proof", "ok"), [
+    (b"a\x06\x00\x02\x04\x00", True),                  # a 3 0 1 2 0
+    (b"a\x06\x00\x02\x04\x01", False),                 # its last 0 written as "-0" (0x01)
+    (b"a\x06\x01\x02\x04\x00", False),
+    (b"a\x06\x00\x02\x04\x00d\x02\x04\x00", True),     # then its hints deleted
+    (b"a\x06\x00\x02\x04\x00\x00", False),             # then a byte that is no step
+    (b"a\x06\x00\x02\x04\x00a", False),                # then a step cut short
+])
+def test_binary_lrat_is_read_to_its_end_and_has_no_negative_zero(proof, ok):
     assert check_lrat(ONE_VARIABLE, proof).ok is ok
     assert naive_lrat([[1], [-1]], 1, proof) is ok
     for size in (1, 2, 3):   # the same verdict whatever the pieces
