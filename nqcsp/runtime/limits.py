@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from nqcsp.runtime.values import as_int, as_seconds
+from nqcsp.runtime.values import as_int, as_seconds, format_bytes
 
 # What is left for the rest of the process (the interpreter, imports, result objects) when the default
 # budget is taken from the machine's available memory.
@@ -41,14 +41,6 @@ class OutOfMemory(Unfinished):
     pass
 
 
-def format_bytes(nbytes: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if abs(nbytes) < 1024 or unit == "PiB":
-            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
-        nbytes /= 1024
-    raise AssertionError("unreachable")
-
-
 def _read_int(path: str) -> int | None:
     try:
         with open(path, encoding="ascii") as handle:
@@ -56,6 +48,18 @@ def _read_int(path: str) -> int | None:
     except OSError:
         return None
     return int(text) if text.isdigit() else None
+
+
+def _address_space_used() -> int:
+    """Bytes of address space this process has mapped (Linux: VmSize); 0 where that is not known."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def available_memory() -> int:
@@ -84,7 +88,9 @@ def available_memory() -> int:
     else:
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
         if soft != resource.RLIM_INFINITY:
-            candidates.append(soft)
+            # The cap counts address space already mapped (the interpreter, numpy, numba's LLVM: a few
+            # hundred MB to GBs), so what is left under it is the cap less that.
+            candidates.append(max(0, soft - _address_space_used()))
     return min(candidates) if candidates else 1 << 32
 
 

@@ -1,18 +1,113 @@
 """Plain values from outside the process, checked once: the one integer check every layer uses, the one
-check of a number of seconds (every time limit of the API and of every command), and the one reader of
-JSON records that other runs wrote (checkpoint lines), which checks each field's exact type and names the
-field it refuses."""
+check of a number of seconds (every time limit of the API and of every command), the one parser of JSON
+from outside (``parse_json``: RFC 8259 strictly, its memory estimated before it parses), and the one reader
+of JSON records that other runs wrote (checkpoint lines, evidence), which checks each field's exact type
+and names the field it refuses."""
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 from typing import Any
+
+# Python objects a JSON text becomes, per structural character (measured with tracemalloc by
+# tests/runtime/test_values.py, which fails when a shape of document needs more): a '{' is a dict, a ':' one
+# entry of it (json builds the pairs as tuples first, then the dict; the key a string of its own), a '['
+# a list, a ',' one more slot and a small value. The text is held again as a str while it is parsed, and
+# its strings again once parsed: a byte a character for ASCII text without \u escapes, up to 4 bytes a
+# character for the rest (one character beyond U+FFFF makes a whole string 4 bytes a character).
+_JSON_OBJECT_BYTES = 320
+_JSON_ENTRY_BYTES = 200
+_JSON_LIST_BYTES = 96
+_JSON_ITEM_BYTES = 72
+_JSON_FIXED_BYTES = 1 << 16
+# The longest duration a record of a run may state (31 years): a total of a billion of them is finite.
+MAX_RECORDED_SECONDS = 1e9
 
 
 def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def format_bytes(nbytes: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(nbytes) < 1024 or unit == "PiB":
+            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024
+    raise AssertionError("unreachable")
+
+
+def json_bytes_needed(text: bytes | str) -> int:
+    """Memory that parsing ``text`` takes at most, from its length and its structural characters (each
+    counted in one pass of C code, strings included: an upper bound)."""
+    if isinstance(text, bytes):
+        objects, entries, lists, items = (text.count(mark) for mark in (b"{", b":", b"[", b","))
+        narrow = text.isascii() and b"\\u" not in text
+    else:
+        objects, entries, lists, items = (text.count(mark) for mark in ("{", ":", "[", ","))
+        narrow = text.isascii() and "\\u" not in text
+    copies = 2 if narrow else 8
+    return (copies * len(text) + _JSON_OBJECT_BYTES * objects + _JSON_ENTRY_BYTES * entries
+            + _JSON_LIST_BYTES * lists + _JSON_ITEM_BYTES * items + _JSON_FIXED_BYTES)
+
+
+def parse_json(text: bytes | str, where: str, memory: int | None = None, held: int = 0) -> Any:
+    """The one parser of JSON read from outside the process (files, lines, options), RFC 8259 strictly:
+    ValueError naming ``where`` for text that is not JSON, nests too deeply, says NaN or Infinity, holds
+    a number beyond a double (1e400), or names a key twice in one object (which reading would otherwise
+    settle silently, the last one winning). With ``memory`` (bytes, the budget; ``held`` of it taken
+    already), a text whose objects would need more (``json_bytes_needed``) is refused before it is parsed."""
+    if memory is not None:
+        needed = held + json_bytes_needed(text)
+        if needed > memory:
+            raise ValueError(f"{where} would take about {format_bytes(needed)} to read "
+                             f"({format_bytes(len(text))} of JSON), over the memory limit of "
+                             f"{format_bytes(memory)}")
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float,
+                          object_pairs_hook=_keys_once)
+    except RecursionError:
+        raise ValueError(f"{where} is not JSON: it is nested too deeply") from None
+    except _NotJson as exc:
+        raise ValueError(f"{where} is not JSON: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise JsonSyntaxError(f"{where} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") \
+            from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{where} is not JSON: it is not UTF-8 text") from None
+
+
+class JsonSyntaxError(ValueError):
+    """Text that breaks JSON's grammar (cut short, a stray character), as a line torn by a crash does; not
+    raised for JSON that is well formed but refused (NaN, a key twice, too large)."""
+
+
+class _NotJson(ValueError):
+    """Raised inside json's parse by the hooks below (JSONDecodeError would be taken for the parser's own)."""
+
+
+def _no_constant(name: str) -> None:
+    raise _NotJson(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJson(f"the number {text[:40]} is beyond the range of a double")
+    return value
+
+
+def _keys_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _NotJson(f"the key {_shown(key)} is given twice in one object")
+            seen.add(key)
+    return found
 
 
 def as_int(value: object, what: str) -> int:
@@ -78,6 +173,14 @@ class Fields:
                 or not math.isfinite(value) or value < low:
             raise self._refuse(key, f"a finite number >= {low:g}")
         return float(value)
+
+    def seconds(self, key: str) -> float:
+        """A duration a run recorded: finite, 0 to ``MAX_RECORDED_SECONDS``, so that a total of such
+        records stays finite however many are added."""
+        value = self.number(key)
+        if value > MAX_RECORDED_SECONDS:
+            raise self._refuse(key, f"a number of seconds up to {MAX_RECORDED_SECONDS:g}")
+        return value
 
     def text(self, key: str) -> str:
         value = self._field(key)
