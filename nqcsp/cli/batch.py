@@ -29,6 +29,8 @@ from nqcsp.cli.common import (
     read_input_bytes,
     write_json_record,
 )
+from nqcsp.runtime.limits import as_memory_limit, default_memory_limit
+from nqcsp.runtime.values import parse_json
 
 INPUT, INTERNAL = "input", "internal"
 COLUMNS = "columns"
@@ -62,12 +64,7 @@ def solve_line(number: int, raw: bytes | str, defaults: dict[str, Any]) -> dict[
     record_id = None
     try:
         line = raw if isinstance(raw, str) else line_text(raw)
-        try:
-            record = json.loads(line)
-        except RecursionError:
-            raise ValueError("the line nests too deeply to be a problem") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        record = parse_json(line, "the line", as_memory_limit(defaults.get("memory_limit")))
         if not isinstance(record, dict) or "n" not in record:
             raise ValueError(f'each line must be a JSON object with "n", got {line[:60]!r}')
         record_id = record.get("id")
@@ -94,8 +91,8 @@ def solve_line(number: int, raw: bytes | str, defaults: dict[str, Any]) -> dict[
 def _record_id(raw: bytes) -> Any:
     """The id of a line whose worker died, read here (the worker could not report it)."""
     try:
-        record = json.loads(line_text(raw))
-    except (ValueError, RecursionError):
+        record = parse_json(line_text(raw), "the line", default_memory_limit())
+    except ValueError:
         return None
     return record.get("id") if isinstance(record, dict) else None
 

@@ -137,7 +137,8 @@ def run_check(args: argparse.Namespace) -> int:
 
     limits = Limits.start(args.time_limit, args.memory_limit)
     checkers = tuple(outside_checker(text) for text in args.checker)
-    evidence = read_evidence(read_bounded(args.file, min(MAX_DOCUMENT_BYTES, limits.memory // 8), "evidence"))
+    data = read_bounded(args.file, min(MAX_DOCUMENT_BYTES, limits.memory // 8), "evidence")
+    evidence = read_evidence(data, limits.memory)
     with executor_from_args(args) as executor:
         report = check_evidence(evidence, limits=limits, executor=executor, outside=checkers)
     for line in report.lines:

@@ -25,6 +25,7 @@ EXIT_UNKNOWN = 3     # no answer: a time or memory limit, or an incomplete solve
 EXIT_INTERNAL = 4    # a bug (a solver broke its contract, nqcsp failed) or the Dask scheduler lost: one line
 EXIT_CLAIM = 5       # UNSAT claimed by one backend, its certificate not checked (use auto for a proof)
 EXIT_INTERRUPTED = 130  # Ctrl-C: what was finished is written, the rest cancelled
+READ_PIECE = 1 << 24    # bytes read at a time from a pipe or a device
 
 
 class UsageError(Exception):
@@ -143,18 +144,30 @@ def read_bounded(path: str, limit: int, what: str) -> bytes:
         handle = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
+    pieces: list[bytes] = []
+    held = 0
     try:
-        if path != "-" and os.fstat(handle.fileno()).st_size > limit:
+        size = None if path == "-" else os.fstat(handle.fileno()).st_size
+        if size is not None and size > limit:
             raise too_big()
-        data = handle.read(limit + 1)
+        # Never ``limit`` bytes asked for at once (a budget larger than the machine, 1T, is still a
+        # budget): a file's own size and one byte more (one piece, unless it grows), else pieces, so that
+        # an endless device is stopped one piece past the limit.
+        first = READ_PIECE if not size else size + 1
+        while held <= limit:
+            piece = handle.read(min(first if not pieces else READ_PIECE, limit + 1 - held))
+            if not piece:
+                break
+            pieces.append(piece)
+            held += len(piece)
     except OSError as exc:
         raise UsageError(f"cannot read {path!r}: {exc.strerror}") from None
     finally:
         if path != "-":
             handle.close()
-    if len(data) > limit:
+    if held > limit:
         raise too_big()
-    return data
+    return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
 
 @contextlib.contextmanager
@@ -169,13 +182,24 @@ def mapped(path: str, limit: int) -> Iterator[bytes | mmap.mmap]:
         if handle is not None:
             info = os.fstat(handle.fileno())
             if stat.S_ISREG(info.st_mode) and info.st_size > 0:
-                with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                try:
                     yield view
+                finally:
+                    _unmap(view)
                 return
         yield read_bounded(path, limit, "proof")
     finally:
         if handle is not None:
             handle.close()
+
+
+def _unmap(view: mmap.mmap) -> None:
+    """Close a read-only map, or leave it to go with the last view of it: an exception on its way out (a
+    check stopped at the deadline) holds views of the map in its traceback's frames, and ``close`` would
+    raise BufferError over it."""
+    with contextlib.suppress(BufferError):
+        view.close()
 
 
 def add_queen_argument(parser: argparse.ArgumentParser,
@@ -222,7 +246,7 @@ def write_json_record(record: dict[str, Any], columns: np.ndarray | None, out: T
     ints in a list would take gigabytes)."""
     from nqcsp.board.text import column_text_chunks
 
-    head = json.dumps(record, default=str)
+    head = json.dumps(record, default=str, allow_nan=False)
     if columns is None:
         out.write(head + "\n")
         return

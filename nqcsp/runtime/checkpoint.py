@@ -17,16 +17,21 @@ import json
 import os
 from typing import Any
 
+from nqcsp.runtime.limits import as_memory_limit, format_bytes
 from nqcsp.runtime.paths import file_to_append
-from nqcsp.runtime.values import Fields
+from nqcsp.runtime.values import Fields, JsonSyntaxError, parse_json
 
 
 class Checkpoint:
-    """Finished tasks of one run (``done``: task id -> its record), appended to as tasks finish."""
+    """Finished tasks of one run (``done``: task id -> its record), appended to as tasks finish. An
+    existing file is read back within ``memory`` bytes (default: the memory available): its size, and
+    each line's objects before that line is parsed."""
 
-    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any],
+                 memory: int | None = None) -> None:
         self.path = file_to_append(path, "checkpoint")
         self.header = header
+        self.memory = as_memory_limit(memory)
         self.done: dict[str, dict[str, Any]] = {}
         self.line_of: dict[str, int] = {}
         try:
@@ -36,7 +41,7 @@ class Checkpoint:
         except OSError as exc:
             raise self._os_error(exc) from None
         if existing:
-            self._load()
+            self._load(existing)
         else:
             self._append({"header": header})
 
@@ -47,7 +52,11 @@ class Checkpoint:
     def _os_error(self, exc: OSError) -> ValueError:
         return ValueError(f"cannot use checkpoint {str(self.path)!r}: {exc.strerror or exc}")
 
-    def _load(self) -> None:
+    def _load(self, size: int) -> None:
+        # The file, then its lines one at a time: each line's bytes and the objects parsed from it.
+        if 2 * size > self.memory:
+            raise ValueError(f"checkpoint {str(self.path)!r} holds {format_bytes(size)}, more than the "
+                             f"memory limit of {format_bytes(self.memory)} lets it read")
         try:
             data = self.path.read_bytes()
         except OSError as exc:
@@ -59,15 +68,13 @@ class Checkpoint:
             if not line.strip():
                 good += len(line) + 1
                 continue
+            where = f"checkpoint {str(self.path)!r} line {number}"
             try:
-                record = json.loads(line)
-            except RecursionError:
-                raise ValueError(f"checkpoint {str(self.path)!r} line {number} nests too deeply to be a "
-                                 "record") from None
-            except ValueError:
+                record = parse_json(line, where, self.memory, 2 * len(data))
+            except JsonSyntaxError:
                 if all(not rest.strip() for rest in lines[number:]):
                     break       # the torn last line of a crash: dropped, its task runs again
-                raise ValueError(f"checkpoint {str(self.path)!r}: line {number} is not JSON") from None
+                raise
             records.append((number, record))
             good += len(line) + 1
         first = records[0][1] if records else None
@@ -94,7 +101,7 @@ class Checkpoint:
     def _append(self, record: dict[str, Any]) -> None:
         try:
             with open(self.path, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+                handle.write(json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as exc:
