@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.svg is not None:
         from nqcsp.runtime.paths import directory_to_write
 
-        directory_to_write(args.svg, "--svg")      # before the sweep, not after it
+        directory_to_write(args.svg, "--svg", probe=True)      # before the sweep, not after it
     if args.queens != 1 or args.search:
         return run_sets(args)
     if args.checkpoint is not None or args.time_limit is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -23,6 +22,8 @@ from nqcsp.cli.common import (
     read_input,
     write_json_record,
 )
+from nqcsp.runtime.limits import default_memory_limit
+from nqcsp.runtime.values import parse_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if args.proof_dir is not None:
         from nqcsp.runtime.paths import directory_to_write
 
-        directory_to_write(args.proof_dir, "proof directory")      # before the solve, not after it
+        directory_to_write(args.proof_dir, "proof directory", probe=True)  # before the solve, not after it
     queens = list(args.queen)
     if args.queens_file is not None:
         queens += parse_queens_text(read_input(args.queens_file), args.queens_file)
@@ -155,8 +156,8 @@ def option_arg(text: str) -> tuple[str, Any]:
     if key in _NOT_OPTIONS:
         raise argparse.ArgumentTypeError(f"{key} is not a backend option; use --{key.replace('_', '-')}")
     try:
-        return key, json.loads(value)
-    except (ValueError, RecursionError):
+        return key, parse_json(value, f"option {key}")
+    except ValueError:
         return key, value
 
 
@@ -174,11 +175,9 @@ def parse_queens_text(text: str, source: str) -> list[tuple[int, int]]:
     stripped = text.strip()
     if stripped.startswith(("[", "{")):
         try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-        except RecursionError:
-            raise UsageError(f"{source}: the JSON nests too deeply to be a list of queens") from None
+            data = parse_json(stripped, source, default_memory_limit())
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         if isinstance(data, dict):
             data = data.get("queens", [])
         if not isinstance(data, list):

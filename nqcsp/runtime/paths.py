@@ -74,16 +74,33 @@ def _existing_parent(path: pathlib.Path, what: str) -> pathlib.Path:
         parent = parent.parent
 
 
-def directory_to_write(path: object, what: str) -> pathlib.Path:
+def _probe_writable(folder: pathlib.Path, name: str, path: pathlib.Path, what: str) -> None:
+    """Show at once that files can be made in ``folder`` by making and removing one (``name`` starts its
+    name), so that a long computation does not end on a path it cannot write; ValueError naming ``path``."""
+    try:
+        handle, made = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".probe")
+        os.close(handle)
+        os.unlink(made)
+    except OSError as exc:
+        raise _os_error(path, what, exc) from None
+
+
+def directory_to_write(path: object, what: str, *, probe: bool = False) -> pathlib.Path:
     """A directory nqcsp will write files into: an existing directory, or a path where one can be made
-    (checked before any work; made by ``make_directory``)."""
+    (checked before any work; made by ``make_directory``). With ``probe``, the directory (or, not made
+    yet, the one it will be made in) is shown writable at once (``/proc/self`` is a directory, but
+    nothing can be written there)."""
     folder = as_path(path, what)
     _refuse_dangling(folder, what)
     info = _info(folder, what)
     if info is None:
-        _existing_parent(folder, what)
+        parent = _existing_parent(folder, what)
+        if probe:
+            _probe_writable(parent, "nqcsp", folder, what)
     elif not stat.S_ISDIR(info.st_mode):
         raise ValueError(f"{what} {str(folder)!r} is not a directory")
+    elif probe:
+        _probe_writable(folder, "nqcsp", folder, what)
     return folder
 
 
@@ -128,12 +145,7 @@ def file_to_write(path: object, what: str, *, probe: bool = False) -> pathlib.Pa
     if not stat.S_ISDIR(folder_info.st_mode):
         raise ValueError(f"{what} {str(file)!r} is under {str(folder)!r}, which is not a directory")
     if probe and (info is None or stat.S_ISREG(info.st_mode)):
-        try:
-            handle, name = tempfile.mkstemp(dir=folder, prefix=f".{file.name}.", suffix=".probe")
-            os.close(handle)
-            os.unlink(name)
-        except OSError as exc:
-            raise _os_error(file, what, exc) from None
+        _probe_writable(folder, file.name, file, what)
     return file
 
 
