@@ -166,7 +166,7 @@ class BlockedClass:
         """What ``to_json`` wrote, each field's type and range checked (ValueError naming the field)."""
         fields = Fields(data, where)
         return cls(_queens_of(fields, n, k), fields.integer("size", 1, 8), fields.text("solver"),
-                   fields.record("certificate").data, fields.number("seconds"))
+                   fields.record("certificate").data, fields.seconds("seconds"))
 
 
 @dataclass
@@ -244,7 +244,7 @@ class TaskOutcome:
                      for entry in fields.records("undecided")]
         witnesses = _witness_array(fields.items("witnesses"), n, f"{where}: witnesses")
         return cls(task, classes, ksets, covered, searched, blocked, undecided, witnesses,
-                   fields.flag("complete"), fields.number("seconds"))
+                   fields.flag("complete"), fields.seconds("seconds"))
 
 
 def _witness_array(rows: list[Any], n: int, where: str) -> np.ndarray:
@@ -282,8 +282,8 @@ class CoverCache:
     board, set for every k-subset of every witness found so far. A task skips the classes one of whose
     images it finds set, so a witness found by one task covers the classes of every later task: the
     sweep keeps far fewer witnesses. Only the driver sets bits, for the witnesses of tasks it has checked
-    and recorded. The bits live in the file ``path`` in shared memory (/dev/shm) when the sweep made one,
-    mapped by every process of a local pool or cluster; a process that cannot open it (a worker on another
+    and recorded. The bits live in shared memory that the sweep holds (``path`` opens it), mapped by every
+    process of a local pool or cluster; a process that cannot open it (a worker on another
     machine) sees none, and its tasks cover their own classes as without a cache. A bit is never set
     without a witness of the account, and the evidence is re-checked on its own."""
 
@@ -320,41 +320,64 @@ def colex_table(cells: int, k: int) -> np.ndarray:
 
 @contextlib.contextmanager
 def cover_cache(n: int, k: int, memory: int) -> Generator[CoverCache | None, None, None]:
-    """A cover cache for a sweep of (n, k), in a file of shared memory removed at the end; None when k < 2,
-    when its bits would take over a quarter of ``memory`` (or ``COVER_CACHE_MAX_BYTES``), or when no
-    folder has room for them (the sweep is then right as without a cache, keeping more witnesses)."""
+    """A cover cache for a sweep of (n, k), in shared memory that goes with the sweep however it ends; None
+    when k < 2, when its bits would take over a quarter of ``memory`` (or ``COVER_CACHE_MAX_BYTES``), or
+    when no memory or folder has room for them (the sweep is then right as without a cache, keeping more
+    witnesses)."""
     size = cover_cache_bytes(n, k)
-    path = _reserve_cover_file(n, k, size) if k >= 2 and size <= min(memory // 4, COVER_CACHE_MAX_BYTES) \
-        else None
-    if path is None:
+    fits = k >= 2 and size <= min(memory // 4, COVER_CACHE_MAX_BYTES)
+    reserved = _reserve_cover_memory(n, k, size) if fits else None
+    if reserved is None:
         yield None
         return
+    path, handle = reserved
     try:
         yield CoverCache(n, k, path)
     finally:
         _ATTACHED.pop(path, None)
-        os.unlink(path)
+        os.close(handle)
+        if not path.startswith("/proc/"):
+            os.unlink(path)
 
 
-def _reserve_cover_file(n: int, k: int, size: int) -> str | None:
-    """A file of ``size`` zero bytes, its blocks reserved, in /dev/shm or else the temporary folder; None
-    when neither has room. Reserved, not sparse: a page of a mapped file that its file system cannot
-    supply when it is first written kills the process with SIGBUS (a container's /dev/shm is 64 MB)."""
+def _reserve_cover_memory(n: int, k: int, size: int) -> tuple[str, int] | None:
+    """``size`` zero bytes of shared memory, its pages reserved, as (the path other processes map it by,
+    the open descriptor that keeps it); None when nothing has room.
+
+    An anonymous memory file (Linux's memfd), else a file in the temporary folder. Where /proc shows this
+    process's descriptors, the memory has no name in any folder (the file's is removed at once): other
+    processes of the machine open it as ``/proc/PID/fd/FD`` while the sweep holds it, and a sweep killed
+    by SIGKILL leaves nothing behind, its memory freed with the last process holding it (the sweep and
+    its workers, which die with it). Elsewhere the file is removed when the sweep ends. Reserved, not
+    sparse: a page of a mapped file that its file system cannot supply when it is first written kills the
+    process with SIGBUS (a container's /dev/shm is 64 MB)."""
     import tempfile
 
-    shared = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-    for folder in dict.fromkeys((shared, tempfile.gettempdir())):
+    by_descriptor = f"/proc/{os.getpid()}/fd"
+    named = not os.path.isdir(by_descriptor)
+    for anonymous in (True, False):
+        if anonymous and (named or not hasattr(os, "memfd_create")):
+            continue
+        path: str | None = None
         try:
-            handle, path = tempfile.mkstemp(prefix=f"nqcsp-cover-{n}-{k}-", dir=folder)
+            if anonymous:
+                handle = os.memfd_create(f"nqcsp-cover-{n}-{k}", os.MFD_CLOEXEC)
+            else:
+                handle, path = tempfile.mkstemp(prefix=f"nqcsp-cover-{n}-{k}-")
         except OSError:
             continue
         try:
             os.posix_fallocate(handle, 0, size)
-            return path
         except OSError:
-            os.unlink(path)
-        finally:
             os.close(handle)
+            if path is not None:
+                os.unlink(path)
+            continue
+        if named and path is not None:
+            return path, handle
+        if path is not None:
+            os.unlink(path)
+        return f"{by_descriptor}/{handle}", handle
     return None
 
 
