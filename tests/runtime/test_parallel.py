@@ -13,6 +13,7 @@ import time
 import pytest
 from interrupting import interrupt_when, start_interruptible
 from naive import naive_has_solution, naive_is_solution
+from timing import Stopwatch
 
 from nqcsp.runtime.parallel import InProcess, ProcessPool, WorkerLost, iter_outcomes, run_tasks
 
@@ -79,11 +80,11 @@ def test_a_task_that_always_kills_its_worker_fails_alone():
 
 def test_leaving_early_kills_the_pool_at_once():
     pool = ProcessPool(2)
-    started = time.monotonic()
-    for _ in run_tasks(time.sleep, [(0.01,)] + [(30,)] * 4, executor=pool):
-        break
-    pool.kill()
-    assert time.monotonic() - started < 5
+    with Stopwatch() as watch:
+        for _ in run_tasks(time.sleep, [(0.01,)] + [(30,)] * 4, executor=pool):
+            break
+        pool.kill()
+    assert watch.seconds < 5, watch
 
 
 CTRL_C_DURING_FORK_SCRIPT = """
@@ -170,8 +171,12 @@ def test_dask_threshold_and_its_recheck_match_the_process_pool(dask_client):
 
     on_dask = nqcsp.completion_threshold(15, executor=dask_client.get_executor())
     on_pool = nqcsp.completion_threshold(15, jobs=2)
-    assert (on_dask.value, on_dask.blocked) == (on_pool.value, on_pool.blocked)
+    assert on_dask.value == on_pool.value
     assert [level.ksets for level in on_dask.levels] == [level.ksets for level in on_pool.levels]
+    # The blocked set is the least of those found before the sweep stops, which depends on which tasks
+    # finished first (a busy machine found another one): each must be blocked, by a second method.
+    for found in (on_dask, on_pool):
+        assert len(found.blocked) == found.value + 1 and not naive_has_solution(15, list(found.blocked))
     report = check_threshold(on_dask.to_json(), executor=dask_client.get_executor())
     assert report.ok, "\n".join(report.lines)
     assert all(nqcsp.verify(15, witness) for witness in on_dask.witnesses)
@@ -491,9 +496,9 @@ def test_dask_scheduler_not_there_is_one_line_and_exit_2(monkeypatch, capfd):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setattr(parallel, "SCHEDULER_TIMEOUT_S", 2.0)
-    started = time.monotonic()
-    code = main(["blockades", "1", "12", "--no-progress", "--scheduler", f"tcp://127.0.0.1:{port}"])
-    took = time.monotonic() - started
+    with Stopwatch() as watch:
+        code = main(["blockades", "1", "12", "--no-progress", "--scheduler", f"tcp://127.0.0.1:{port}"])
+    took = watch.seconds
     err = capfd.readouterr().err
     assert code == 2 and took < 2.0 + 10, (code, took, err)
     assert err.count("\n") == 1 and "cannot reach the Dask scheduler" in err and "Traceback" not in err, err

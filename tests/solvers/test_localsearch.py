@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import naive_has_solution, naive_is_solution, naive_solutions
+from timing import Stopwatch
 
 from nqcsp import Problem, Status, solve, verify
 from nqcsp.board.construction import closed_form
@@ -84,9 +85,9 @@ def test_blockade_cell_gives_up_within_the_default_budget(solver):
 def test_time_limit_stops_a_hopeless_search(solver):
     limit = 0.5
     solve(8, solver=solver, seed=0)  # loads the kernels: the one stage allowed past the limit
-    started = time.perf_counter()
-    result = solve(6, [(0, 0)], solver=solver, seed=5, time_limit=limit, max_restarts=10**12)
-    took = time.perf_counter() - started
+    with Stopwatch() as watch:
+        result = solve(6, [(0, 0)], solver=solver, seed=5, time_limit=limit, max_restarts=10**12)
+    took = watch.seconds
     assert result.status is Status.UNKNOWN and result.stats["stage"] == "search"
     assert result.stats["reason"] == "time limit of 0.5 s reached during search"
     assert took < limit + max(0.1 * limit, 0.5)  # the promise itself
@@ -564,9 +565,9 @@ def test_a_composition_whose_outer_run_used_up_the_time_is_not_built(monkeypatch
 
     monkeypatch.setattr(localsearch, "_outer_board", slow_outer_board)
     cells = [(0, 3), (9, 0)]
-    started = time.perf_counter()
-    result = solve(n, cells, solver="qs4", seed=1, start=start, time_limit=2.0)
-    assert time.perf_counter() - started <= 2.5
+    with Stopwatch() as watch:
+        result = solve(n, cells, solver="qs4", seed=1, start=start, time_limit=2.0)
+    assert watch.seconds <= 2.5, watch
     assert result.stats["start"] == "greedy"
     assert result.status is not Status.UNSAT
     if result.status is Status.SAT:
@@ -613,7 +614,9 @@ def test_qs4_does_not_charge_numbas_import_when_numba_is_already_imported():
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("True "), out.stdout
+    # Solved; or, on a machine too busy to give it 0.3 s of CPU, stopped by the deadline mid-search. Never
+    # refused before the search for a start-up it does not pay ("search needs about 0.8 s").
+    assert out.stdout in ("True None\n", "False time limit of 0.3 s reached during search\n"), out.stdout
 
 
 def test_a_kernels_start_up_counts_only_what_this_process_has_not_loaded():

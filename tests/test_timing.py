@@ -1,0 +1,68 @@
+"""The stopwatch of the time-limit tests (tests/timing.py): the wall clock less the time the process waited
+for a CPU, so that a busy machine does not fail a promise the code kept, and work past a limit still does."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from timing import ChildStopwatch, Stopwatch
+
+needs_schedstat = pytest.mark.skipif(
+    not os.path.exists("/proc/self/task") or not hasattr(os, "sched_setaffinity"),
+    reason="run-queue waits are read from Linux's schedstat")
+
+
+def _spin(seconds: float) -> None:
+    """Work on the CPU for ``seconds`` of this thread's CPU time."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+_HOG = "import time\nend = time.time() + {seconds}\nwhile time.time() < end: pass\n"
+
+
+@needs_schedstat
+def test_time_spent_waiting_for_a_cpu_is_not_counted_and_work_is():
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    # A busy process on this process's one CPU: each gets about half of it.
+    hog = subprocess.Popen([sys.executable, "-c", _HOG.format(seconds=10)],
+                           preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    try:
+        os.sched_setaffinity(0, {cpu})
+        time.sleep(0.2)                         # the hog is running
+        with Stopwatch() as watch:
+            _spin(0.6)
+    finally:
+        os.sched_setaffinity(0, before)
+        hog.kill()
+        hog.wait()
+    assert watch.wall >= 0.9, watch             # the CPU was shared: the wall clock shows it
+    assert 0.5 <= watch.seconds <= 0.9, watch   # the work itself is what is counted
+
+
+def test_a_quiet_stopwatch_is_the_wall_clock():
+    with Stopwatch() as watch:
+        time.sleep(0.3)                          # sleeping is not waiting for a CPU
+    assert 0.3 <= watch.seconds <= watch.wall and watch.waited <= 0.05, watch
+
+
+@needs_schedstat
+def test_a_child_is_timed_to_its_end_less_its_wait_for_a_cpu():
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    hog = subprocess.Popen([sys.executable, "-c", _HOG.format(seconds=10)],
+                           preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    try:
+        child = subprocess.Popen([sys.executable, "-c", "import time\nend = time.thread_time() + 0.6\n"
+                                  "while time.thread_time() < end: pass\n"],
+                                 preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+        watch = ChildStopwatch(child.pid).start()
+        assert watch.wait(child, 30)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert watch.wall >= 0.9 and 0.5 <= watch.seconds <= watch.wall - 0.3, watch
