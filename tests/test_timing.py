@@ -44,10 +44,11 @@ def test_time_spent_waiting_for_a_cpu_is_not_counted_and_work_is():
     assert 0.5 <= watch.seconds <= 0.9, watch   # the work itself is what is counted
 
 
-def test_a_quiet_stopwatch_is_the_wall_clock():
+def test_sleeping_is_not_waiting_for_a_cpu():
     with Stopwatch() as watch:
-        time.sleep(0.3)                          # sleeping is not waiting for a CPU
-    assert 0.3 <= watch.seconds <= watch.wall and watch.waited <= 0.05, watch
+        time.sleep(0.3)
+    # At most the moment between waking and running is waited (on a busy machine, some hundredths).
+    assert watch.wall >= 0.3 and watch.waited <= watch.wall - 0.3 + 0.01, watch
 
 
 @needs_schedstat

@@ -290,15 +290,23 @@ class CoverCache:
     n: int
     k: int
     path: str | None = None
+    # The memory's identity (device and inode): a descriptor's path names another file once the sweep has
+    # closed it, and the next level's cache may be given the same descriptor number. A worker that kept
+    # the earlier level's bits under that path read them as this level's (a Dask threshold's evidence
+    # missed 388 sets of 3 queens), so a cache is known by its identity, and one that opens as another
+    # file is not used.
+    identity: str = ""
 
     def bits(self) -> np.ndarray:
-        key = self.path or f"private-{self.n}-{self.k}"
+        key = self.identity or f"private-{self.n}-{self.k}"
         if key not in _ATTACHED:
             size = cover_cache_bytes(self.n, self.k)
             bits = None
             if self.path is not None:
                 try:
-                    bits = np.memmap(self.path, dtype=np.uint8, mode="r+", shape=(size,))
+                    with open(self.path, "r+b") as handle:
+                        if _identity(handle.fileno()) == self.identity:
+                            bits = np.memmap(handle, dtype=np.uint8, mode="r+", shape=(size,))
                 except (OSError, ValueError):
                     bits = None       # another machine's cache: this process keeps its own
             _ATTACHED.clear()         # one sweep at a time: an earlier level's bits are not needed
@@ -331,13 +339,19 @@ def cover_cache(n: int, k: int, memory: int) -> Generator[CoverCache | None, Non
         yield None
         return
     path, handle = reserved
+    cache = CoverCache(n, k, path, _identity(handle))
     try:
-        yield CoverCache(n, k, path)
+        yield cache
     finally:
-        _ATTACHED.pop(path, None)
+        _ATTACHED.pop(cache.identity, None)
         os.close(handle)
         if not path.startswith("/proc/"):
             os.unlink(path)
+
+
+def _identity(descriptor: int) -> str:
+    info = os.fstat(descriptor)
+    return f"{info.st_dev}-{info.st_ino}"
 
 
 def _reserve_cover_memory(n: int, k: int, size: int) -> tuple[str, int] | None:

@@ -39,13 +39,17 @@ def _script(tmp_path, name, body):
     return str(path)
 
 
+# The peak is the process's own (VmHWM): getrusage's ru_maxrss keeps the RSS of the process that forked
+# it across exec, the whole test run's.
 _PEAK_PROGRAM = """
-import resource, runpy, sys
+import runpy, sys
 sys.argv = ["nqcsp", *sys.argv[1:]]
 try:
     runpy.run_module("nqcsp", run_name="__main__")
 finally:
-    sys.stderr.write(f"\\npeak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
+    with open("/proc/self/status") as status:
+        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    sys.stderr.write(f"\\npeak {peak}\\n")
 """
 
 

@@ -126,6 +126,29 @@ def test_the_cover_cache_reserves_its_pages_or_is_not_kept(monkeypatch, tmp_path
     assert list(tmp_path.iterdir()) == []
 
 
+def _cover_bits(cache):
+    bits = cache.bits()
+    return len(bits), int(bits.max())
+
+
+def test_a_worker_never_reads_an_earlier_levels_cover_cache():
+    # The next level's cache was given the descriptor number the last one had, so its path was the same,
+    # and a worker that had mapped the last one read its bits as this level's: a Dask threshold's
+    # evidence missed 388 sets of 3 queens, and a resumed checkpoint's record was refused as false.
+    from nqcsp.runtime.parallel import ProcessPool
+
+    pool = ProcessPool(1)
+    try:
+        with cover_cache(9, 2, 1 << 30) as first:
+            first.bits()[:] = 255                          # as if every set of 2 queens were covered
+            assert pool.submit(_cover_bits, first).result() == (math.comb(81, 2) // 8 + 1, 255)
+        with cover_cache(9, 3, 1 << 30) as second:
+            assert second.path == first.path and second.identity != first.identity
+            assert pool.submit(_cover_bits, second).result() == (math.comb(81, 3) // 8 + 1, 0)
+    finally:
+        pool.shutdown()
+
+
 @pytest.mark.slow
 def test_a_sweep_killed_at_any_moment_leaves_no_memory_behind(tmp_path):
     # A cover cache was a file in /dev/shm: 4 kills of `threshold 16` left 5 files (65 MB), 1.08 GB a kill at
