@@ -493,6 +493,7 @@ def test_peers_command_prints_ratios_for_a_counter_that_agrees(tmp_path):
         main(["peers"])  # no peer given: a usage error
 
 
+@pytest.mark.slow
 def test_peers_command_runs_qs4_once_per_start_against_a_peer_and_alone(tmp_path):
     peer = _fake_counter(tmp_path, "solved")
     command = [sys.executable, "-m", "benchmarks", "peers", "--qs4-peer", f"1000={peer}",

@@ -276,6 +276,7 @@ def test_a_time_limit_of_centuries_is_still_a_limit(limit, capsys, monkeypatch):
     assert escaped == []
 
 
+@pytest.mark.slow
 def test_writing_columns_is_inside_the_time_limit(capsysbinary):
     # Columns were written with Python's str after the solve, outside the limit: 2.9 s at 2 * 10^7 for 1 s.
     import numpy as np

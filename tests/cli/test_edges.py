@@ -374,6 +374,7 @@ def _in_process_executor(args, warm=None):
     return contextlib.nullcontext(InProcess())
 
 
+@pytest.mark.slow
 @given(hostile_checkpoints())
 @settings(max_examples=160, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_hostile_checkpoint_is_refused_on_one_line_or_counted_exactly(text):

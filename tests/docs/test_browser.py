@@ -26,6 +26,7 @@ def test_a_broken_page_is_reported(tmp_path):
     assert any("asked for http://198.51.100.1/x.png" in p for p in problems), problems
 
 
+@pytest.mark.slow
 def test_the_board_picture_is_read_square_by_square(tmp_path):
     page = tmp_path / "getting-started"
     page.mkdir()

@@ -56,9 +56,6 @@ def unsat_corpus() -> list[Problem]:
     return problems
 
 
-CORPUS = unsat_corpus()
-
-
 def prove(problem: Problem) -> tuple[bytes, bytes]:
     result = BacktrackSolver().solve(problem, limits=Limits.unlimited())
     assert result.status is Status.UNSAT and result.certificate.kind == "lrat"
@@ -67,7 +64,8 @@ def prove(problem: Problem) -> tuple[bytes, bytes]:
 
 @pytest.fixture(scope="module")
 def proofs() -> list[tuple[Problem, bytes, bytes]]:
-    return [(problem, *prove(problem)) for problem in CORPUS]
+    # Made when a test asks (8 s of brute force), not when the module is collected: every run paid it.
+    return [(problem, *prove(problem)) for problem in unsat_corpus()]
 
 
 def test_every_proof_of_the_corpus_is_accepted_three_ways(proofs):
@@ -135,6 +133,7 @@ def test_a_proof_of_another_statement_is_rejected(proofs):
         check_lrat(short, proof)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_no_mutation_is_accepted_that_the_naive_checker_rejects(proofs, data):
@@ -172,6 +171,7 @@ def test_random_bytes_never_crash_the_checker(garbage):
         assert not check_lrat(garbage, garbage).ok
 
 
+@pytest.mark.slow
 def test_proof_dir_writes_the_lrat_pair_and_check_proof_accepts_only_it(tmp_path):
     import subprocess
     import sys
@@ -290,6 +290,7 @@ def test_a_proof_is_checked_as_it_is_written_and_kept_as_evidence(monkeypatch, t
     assert "rejected as it was written" in damaged.certificate.details["unchecked"]
 
 
+@pytest.mark.slow
 def test_the_check_estimate_counts_compiling_on_a_cold_numba_cache(tmp_path):
     # With numba's cache empty (a fresh install) the first check compiles its kernel, about 6 s, which
     # the estimate put at 0.8 s of loading: auto, having compiled the backtracker under a 10 s limit,

@@ -397,6 +397,7 @@ def test_the_proof_channel_builds_the_statement_the_backend_numbers_by():
 # --- the campaign, and no input file that makes check-proof exit 4 ----------------------------------------
 
 
+@pytest.mark.slow
 def test_a_fuzz_campaign_of_forged_statements_and_proofs_accepts_none():
     # The campaign of tests/forgery.py (run with --mutants 100000 for the published figure), smaller.
     from forgery import campaign

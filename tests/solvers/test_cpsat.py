@@ -115,6 +115,7 @@ def test_a_local_search_hint_is_used_when_found_and_unsat_boards_stay_unsat(mode
     assert unsat.status is Status.UNSAT and unsat.stats["hint"] == "construction"
 
 
+@pytest.mark.slow
 def test_the_default_hint_is_local_search_from_big_boards_on():
     from nqcsp.board.construction import closed_form
     from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_FREE_ROWS

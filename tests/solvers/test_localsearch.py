@@ -288,6 +288,7 @@ print(errors)
 """
 
 
+@pytest.mark.slow
 def test_first_calls_from_threads_in_fresh_processes():
     # A thread saw the kernel module while another was still executing it: AttributeError from `auto`.
     runs = [subprocess.Popen([sys.executable, "-c", FIRST_CALLS_FROM_THREADS], stdout=subprocess.PIPE,

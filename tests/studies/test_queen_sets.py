@@ -46,7 +46,8 @@ def task_classes(task):
     return kernels.task_classes(task.n, task.k, task.first, task.second_lo, task.second_hi)
 
 
-@pytest.mark.parametrize(("n", "k"), [(5, 2), (6, 2), (6, 3), (7, 2), (8, 3), (9, 4)])
+@pytest.mark.parametrize(("n", "k"), [(5, 2), (6, 2), (6, 3), (7, 2), (8, 3),
+                                      pytest.param(9, 4, marks=pytest.mark.slow)])
 def test_classes_are_the_canonical_sets_once_each_with_their_sizes(n, k):
     sets = naive_sets(n, k)
     expected = {}
@@ -140,6 +141,7 @@ def test_stop_at_blocked_ends_at_a_certified_blocked_class():
     assert len(queens) == 3 and not naive_has_solution(12, list(queens))
 
 
+@pytest.mark.slow
 def test_checkpoint_resumes_without_loss_or_double_counting(tmp_path):
     path = tmp_path / "run.jsonl"
     whole = set_sweep(9, 3, executor=InProcess())
@@ -171,6 +173,7 @@ def test_bad_sizes_are_refused(n, k, match):
         set_sweep(n, k)
 
 
+@pytest.mark.slow
 def test_search_finds_certified_blocked_sets_within_its_time_limit():
 
     from nqcsp.studies.blockade_search import search, search_blocked
@@ -188,6 +191,7 @@ def test_search_finds_certified_blocked_sets_within_its_time_limit():
         assert min(orbit_of_set(12, blocked.queens)) == blocked.queens
 
 
+@pytest.mark.slow
 def test_blockades_cli_with_queens(tmp_path):
     import subprocess
     import sys
