@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from nqcsp.board.problem import Problem, as_problem
+from nqcsp.board.problem import Problem, Queens, as_problem
 from nqcsp.board.residual import need_residual_memory, residual_of
 from nqcsp.board.result import InputError, InternalSolverError, Result, Status, columns_array
 from nqcsp.proof.certify import attack_certificate, empty_line_certificate, recheck
@@ -28,7 +28,7 @@ MAX_N = 2**62
 TRIVIAL = "trivial"
 
 
-def indexable_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
+def indexable_problem(n_or_problem: int | Problem, queens: Queens = ()) -> Problem:
     problem = as_problem(n_or_problem, queens)
     if problem.n > MAX_N:
         raise ValueError(f"n = {problem.n} is beyond {MAX_N}, the largest board nqcsp can index")
@@ -102,7 +102,7 @@ def verified(result: Result, limits: Limits) -> Result:
     return result.with_stats({VERIFY_S: time.perf_counter() - started})
 
 
-def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "auto",
+def solve(n_or_problem: int | Problem, queens: Queens = (), *, solver: str = "auto",
           time_limit: float | None = None, seed: int | None = None, memory_limit: int | None = None,
           **options: Any) -> Result:
     """Place n non-attacking queens including the mandatory ``queens``.
