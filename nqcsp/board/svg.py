@@ -27,6 +27,7 @@ import hashlib
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from html import escape as html_escape
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -538,3 +539,25 @@ def _empty_lines_big(n: int, queens: np.ndarray) -> list[tuple[str, int]]:
             | anti[free_rows[:, None] + free_cols[None, :]])
     empty = [("row", int(free_rows[i])) for i in np.flatnonzero(grid.all(axis=1))]
     return empty + [("column", int(free_cols[j])) for j in np.flatnonzero(grid.all(axis=0))]
+
+
+def contact_sheet(pictures: Sequence[tuple[str, str]], heading: str, note: str = "") -> str:
+    """An HTML page showing pictures in a grid (``nqcsp blockades --svg DIR`` writes its ``index.html``
+    so): each ``(file name, caption)`` a figure that links to its file.
+
+    Example:
+        >>> from nqcsp.board.svg import contact_sheet
+        >>> page = contact_sheet([("n4-0-0.svg", "n = 4: (0, 0)")], "1 blocked class")
+        >>> '<img src="n4-0-0.svg" alt="n = 4: (0, 0)">' in page
+        True
+    """
+    figures = "\n".join(
+        f'<figure><a href="{html_escape(name)}"><img src="{html_escape(name)}" alt="{html_escape(caption)}">'
+        f"</a><figcaption>{html_escape(caption)}</figcaption></figure>" for name, caption in pictures)
+    about = f"<p>{html_escape(note)}</p>\n" if note else ""
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{html_escape(heading)}</title><style>body{{font-family:sans-serif;margin:1em}}"
+            ".sheet{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:1em}"
+            "figure{margin:0}img{width:100%;height:auto}figcaption{font-size:90%}</style></head><body>\n"
+            f'<h1>{html_escape(heading)}</h1>\n{about}<div class="sheet">\n{figures}\n</div>\n'
+            "</body></html>\n")

@@ -5,6 +5,7 @@ UNSAT drawn is one the solver certified and a naive search confirms."""
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 
 import numpy as np
 import pytest
@@ -174,6 +175,28 @@ def test_unknown_answers_draw_the_mandatory_queens():
     assert "no answer" in parse(result.to_svg()).find(f"{SVG}title").text
 
 
+class SheetReader(HTMLParser):
+    """The pictures (img src), captions and title of an index.html contact sheet."""
+
+    def __init__(self):
+        super().__init__()
+        self.images, self.captions, self.title, self._in = [], [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs)["src"])
+        self._in = tag
+
+    def handle_endtag(self, tag):
+        self._in = None
+
+    def handle_data(self, data):
+        if self._in == "figcaption":
+            self.captions.append(data)
+        elif self._in == "title":
+            self.title = data
+
+
 def run_cli(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "nqcsp", *args], capture_output=True, text=True,
                           timeout=300, cwd=cwd)
@@ -193,8 +216,13 @@ def test_solve_format_svg_draws_the_verified_solution():
 def test_blockades_svg_draws_every_blocked_class(tmp_path):
     out = run_cli("blockades", "4", "6", "--jobs", "1", "--svg", str(tmp_path / "pictures"))
     assert out.returncode == 0, out.stderr
-    names = sorted(p.name for p in (tmp_path / "pictures").iterdir())
+    names = sorted(p.name for p in (tmp_path / "pictures").iterdir() if p.suffix == ".svg")
     assert names == ["n4-0-0.svg", "n4-1-1.svg", "n6-0-0.svg", "n6-1-1.svg", "n6-2-2.svg"]
+    # The contact sheet shows each picture once, captioned with its board and queen.
+    sheet = SheetReader()
+    sheet.feed((tmp_path / "pictures" / "index.html").read_text())
+    assert sorted(sheet.images) == names and len(sheet.images) == len(set(sheet.images))
+    assert "n = 6: (2, 2)" in sheet.captions and sheet.title == "5 blocked classes"
     for name in names:
         n, row, col = (int(v) for v in name.removesuffix(".svg").lstrip("n").split("-"))
         assert list(naive_solutions(n, [(row, col)])) == []        # blocked, by a second method
