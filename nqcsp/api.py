@@ -116,6 +116,19 @@ def solve(n_or_problem: int | Problem, queens: Queens = (), *, solver: str = "au
     ImportError) before any work. Once the input is accepted, any other exception is a bug in nqcsp or a
     backend and raises InternalSolverError, never ValueError: only ``InputError`` (bad input that a backend
     can only see while it runs) passes through as the ValueError it is.
+
+    Example:
+        >>> import nqcsp
+        >>> r = nqcsp.solve(8, [(0, 3)])
+        >>> r.status, r.columns.tolist()
+        (<Status.SAT: 'SAT'>, [3, 1, 7, 5, 0, 2, 4, 6])
+        >>> u = nqcsp.solve(6, [(0, 0)], time_limit=10)
+        >>> u.status, u.certificate.checked
+        (<Status.UNSAT: 'UNSAT'>, True)
+        >>> nqcsp.solve(8, [(8, 0)])
+        Traceback (most recent call last):
+        ...
+        ValueError: queen (8, 0) is off the 8x8 board (rows and columns are 0..7)
     """
     started = time.perf_counter()
     limits = Limits.start(time_limit, memory_limit)
