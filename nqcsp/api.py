@@ -117,7 +117,7 @@ def solve(n_or_problem: int | Problem, queens: Queens = (), *, solver: str = "au
     backend and raises InternalSolverError, never ValueError: only ``InputError`` (bad input that a backend
     can only see while it runs) passes through as the ValueError it is.
 
-    Example:
+    Examples:
         >>> import nqcsp
         >>> r = nqcsp.solve(8, [(0, 3)])
         >>> r.status, r.columns.tolist()

@@ -21,7 +21,7 @@ from nqcsp.runtime.limits import as_memory_limit, format_bytes
 class Status(enum.Enum):
     """The three answers of a solve call (``Result.status``); ``str(status)`` is its name.
 
-    Example:
+    Examples:
         >>> import nqcsp
         >>> nqcsp.solve(8).status, nqcsp.solve(3).status
         (<Status.SAT: 'SAT'>, <Status.UNSAT: 'UNSAT'>)
@@ -51,7 +51,7 @@ class InternalSolverError(RuntimeError):
     This is always a bug in nqcsp or in a solver it calls, never an answer: ``solve`` raises it instead of
     returning a wrong Result, and the CLI reports it with exit code 4.
 
-    Example:
+    Examples:
         >>> import nqcsp
         >>> issubclass(nqcsp.InternalSolverError, RuntimeError)    # not a ValueError: not bad input
         True
@@ -65,7 +65,7 @@ class Certificate:
     ``str()`` and ``repr()`` show byte evidence (a proof, its CNF) by its size, never the bytes;
     ``to_json()`` by its size and SHA-256.
 
-    Example:
+    Examples:
         >>> import nqcsp
         >>> cert = nqcsp.solve(6, [(0, 0)]).certificate
         >>> cert.kind, cert.checked_by, cert.checked
@@ -216,7 +216,7 @@ class Result:
     sizes for UNSAT, and the reason for UNKNOWN; never more than 2,000 characters. ``repr`` is one short
     line. A notebook draws the board (``to_svg``).
 
-    Example:
+    Examples:
         >>> import nqcsp
         >>> r = nqcsp.solve(4, [(0, 1)])
         >>> r.status, r.columns.tolist(), r.column_tuple()
@@ -349,7 +349,7 @@ class Result:
         ``options`` are ``board_svg``'s (``size``, ``colors``, ``highlight``, ``lines``, ``coordinates``,
         ``legend``, ``title``).
 
-        Example:
+        Examples:
             >>> import nqcsp
             >>> svg = nqcsp.solve(8, [(0, 3)]).to_svg(size=240, coordinates=False)
             >>> svg.count('class="queen '), 'width="240"' in svg

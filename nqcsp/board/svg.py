@@ -146,7 +146,7 @@ def board_svg(n: int, columns: Sequence[int] | np.ndarray | None = None, queens:
             length, a title with a character XML cannot hold, an unknown colour name or form, and counts
             of a density picture that would exceed ``memory_limit``.
 
-    Example:
+    Examples:
         >>> from nqcsp.board.svg import board_svg
         >>> svg = board_svg(4, [1, 3, 0, 2], [(0, 1)], highlight={(3, 2): "#90caf9"}, size=200)
         >>> svg.startswith("<svg") and 'width="200"' in svg
@@ -171,7 +171,7 @@ def queen_set_svg(n: int, queens: Queens, title: str = "", memory_limit: int | N
     """A set of queens (a blocked set, say) with the cells it attacks shaded and its empty lines marked;
     ``options`` as ``board_svg``'s.
 
-    Example:
+    Examples:
         >>> from nqcsp.board.svg import queen_set_svg
         >>> 'data-line="column" data-index="5"' in queen_set_svg(6, [(0, 0), (1, 2), (2, 4)])
         True
@@ -545,7 +545,7 @@ def contact_sheet(pictures: Sequence[tuple[str, str]], heading: str, note: str =
     """An HTML page showing pictures in a grid (``nqcsp blockades --svg DIR`` writes its ``index.html``
     so): each ``(file name, caption)`` a figure that links to its file.
 
-    Example:
+    Examples:
         >>> from nqcsp.board.svg import contact_sheet
         >>> page = contact_sheet([("n4-0-0.svg", "n = 4: (0, 0)")], "1 blocked class")
         >>> '<img src="n4-0-0.svg" alt="n = 4: (0, 0)">' in page

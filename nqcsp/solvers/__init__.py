@@ -123,7 +123,7 @@ _INSTANCES_LOCK = threading.Lock()
 class SolverInfo:
     """One backend as ``available_solvers()`` lists it (``nqcsp solvers`` prints the same).
 
-    Example:
+    Examples:
         >>> import nqcsp
         >>> info = {i.name: i for i in nqcsp.available_solvers()}["backtrack"]
         >>> info.complete, info.installed, info.max_free

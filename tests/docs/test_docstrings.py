@@ -23,7 +23,7 @@ def test_the_docstring_examples_of_the_module_run(module):
 
 def test_the_public_types_have_an_example():
     for name in ("Result", "Status", "Certificate", "SolverInfo", "InternalSolverError"):
-        assert "Example" in getattr(nqcsp, name).__doc__, name
+        assert "Examples:" in getattr(nqcsp, name).__doc__, name
     from nqcsp.board.svg import board_svg, queen_set_svg
 
-    assert all("Example" in f.__doc__ for f in (board_svg, queen_set_svg, nqcsp.Result.to_svg))
+    assert all("Examples:" in f.__doc__ for f in (board_svg, queen_set_svg, nqcsp.Result.to_svg))

@@ -32,6 +32,16 @@ def load_hooks():
     return module
 
 
+def load_config():
+    """mkdocs.yml, its ``!ENV [NAME, default]`` values read as their defaults."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node)[-1])
+    return yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)
+
+
 def nav_pages(entries):
     for entry in entries:
         value = next(iter(entry.values())) if isinstance(entry, dict) else entry
@@ -42,11 +52,12 @@ def nav_pages(entries):
 
 
 def test_every_page_is_in_the_nav_and_every_nav_entry_exists():
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    config = load_config()
     nav = list(nav_pages(config["nav"]))
     hooks = load_hooks()
     borrowed = set(hooks.BORROWED_PAGES.values())
-    assert sorted(p.name for p in DOCS.glob("*.md")) == sorted(set(nav) - borrowed)
+    pages = [p.relative_to(DOCS).as_posix() for p in (*DOCS.glob("*.md"), *DOCS.glob("notebooks/*.ipynb"))]
+    assert sorted(pages) == sorted(set(nav) - borrowed)
     assert borrowed <= set(nav)
     assert len(nav) == len(set(nav))
     for task in ("getting-started.md", "guaranteed-answers.md", "backends.md", "blockades.md",
