@@ -50,6 +50,8 @@ MAX_PIXELS = 640
 EMPTY_LINE_CELLS = 4_000_000
 # Legend text is this many pixels high on the page at the picture's default size.
 LEGEND_PIXELS = 13
+# The longest legend line of an exact picture ("two mandatory queens attacking each other").
+LEGEND_CHARS = 41
 # A density picture marks at most this many mandatory queens with a glyph (each block is outlined anyway).
 MARKED_QUEENS = 200
 
@@ -262,7 +264,9 @@ def _head(board_width: float, n: int, kind: str, style: _Style, default_title: s
     scale = min(1.0, MAX_PIXELS / max(board_width, 1))
     font = LEGEND_PIXELS / scale
     legend_height = (len(marks) * 1.6 + 0.6) * font if style.legend and marks else 0
-    longest = max((len(words) for _, _, words in marks), default=0)
+    # Room for the longest legend line any exact picture has, whatever this one holds: small boards side
+    # by side (a contact sheet, a notebook) are then drawn at one scale.
+    longest = max(LEGEND_CHARS, *(len(words) for _, _, words in marks))
     width = max(board_width, 2 * MARGIN + (2.2 + 0.56 * longest) * font) if legend_height else board_width
     height = board_width + legend_height
     shown = style.size / width if style.size is not None else min(1.0, MAX_PIXELS / max(width, height, 1))
