@@ -244,46 +244,107 @@ def _pyplot() -> Any:
 
 
 def _save(plt: Any, fig: Any, path: Path) -> Path:
-    """Lay out, write and close a figure (every plot ends so)."""
-    fig.tight_layout()
+    """Write and close a figure (every plot ends so); the figures are made with the constrained layout,
+    which keeps legends outside the axes in the picture."""
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
 
 
+def _figure(plt: Any, width: float = 9, height: float = 5, **grid: Any) -> tuple[Any, Any]:
+    return plt.subplots(figsize=(width, height), layout="constrained", **grid)
+
+
 def _legend(ax: Any, **where: Any) -> None:
+    """The legend beside the axes, clear of the data (outside the plotting area, on the right)."""
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small", **where)
+        ax.legend(fontsize="small", **({"loc": "upper left", "bbox_to_anchor": (1.02, 1)} | where))
 
 
-def _annotate(ax: Any, xlabel: str, ylabel: str, title: str) -> None:
+def _n_axis(ax: Any, ns: Iterable[int], label: str = "n (board size)") -> None:
+    """An axis of board sizes with integer ticks: a linear axis when the sizes span less than 30 times
+    (a log axis then shows ticks such as 2x10^0), else a log axis whose ticks read 10, 100, 1,000."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    values = sorted({int(n) for n in ns if n > 0})
+    ax.set_xlabel(label)
+    if not values or values[-1] < 30 * values[0]:
+        ax.xaxis.set_major_locator(_integer_ticks())
+        return
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(base=10))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(round(v)):,}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _integer_ticks() -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
+
+
+def _annotate(ax: Any, xlabel: str | None, ylabel: str, title: str) -> None:
     """Axis labels, title, a log-friendly grid and the legend: how every single-panel plot is dressed."""
-    ax.set_xlabel(xlabel)
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     _legend(ax)
 
 
+def _suite(records: list[Record]) -> str:
+    """The suite (or suites) the records come from, to title each plot apart from the other suites'."""
+    return ", ".join(sorted({str(r.get("suite") or r["family"]) for r in records})) or "results"
+
+
+def _undecided(record: Record) -> bool:
+    return record["status"] not in DECIDED
+
+
+def _wrong(record: Record) -> bool:
+    return record["status"] in DECIDED and record.get("correct") is False
+
+
 def plot_time_vs_n(records: list[Record], path: Path) -> Path:
+    """Median time of the decided runs against n, one line per configuration; a size where some run of a
+    configuration stayed undecided is marked x at the top, one where an answer was wrong a red triangle."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = _figure(plt)
     lines: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    undecided: dict[str, set[int]] = defaultdict(set)
+    wrong: dict[str, set[int]] = defaultdict(set)
     for r in records:
-        if r["status"] in DECIDED and r.get("correct") is not False and r["n"] > 0:
+        if r["n"] <= 0:
+            continue
+        if r["status"] in DECIDED and r.get("correct") is not False:
             lines[r["config"]][r["n"]].append(r["wall_s"])
-    for config, points in sorted(lines.items()):
+        elif _undecided(r):
+            undecided[r["config"]].add(r["n"])
+        else:
+            wrong[r["config"]].add(r["n"])
+    top = max((max(r["timeout"], r["wall_s"]) for r in records), default=1.0)
+    for config in sorted(set(lines) | set(undecided) | set(wrong)):
+        points = lines.get(config, {})
         ns = sorted(points)
-        ax.plot(ns, [statistics.median(points[n]) for n in ns], marker="o", ms=3, label=config)
-    ax.set_xscale("log")
+        line = ax.plot(ns, [statistics.median(points[n]) for n in ns], marker="o", ms=3, label=config)[0]
+        if undecided.get(config):
+            ax.scatter(sorted(undecided[config]), [top] * len(undecided[config]), marker="x", s=30,
+                       color=line.get_color())
+        if wrong.get(config):
+            ax.scatter(sorted(wrong[config]), [top] * len(wrong[config]), marker="v", s=40, color="red")
     ax.set_yscale("log")
-    _annotate(ax, "n (board size)", "wall-clock seconds (median of decided runs)", "Time against n")
+    _n_axis(ax, (r["n"] for r in records))
+    marks = [what for what, shown in (("x at the top: undecided", any(undecided.values())),
+                                      ("red triangle: wrong", any(wrong.values()))) if shown]
+    _annotate(ax, None, "seconds, median of decided runs" + (f"\n({'; '.join(marks)})" if marks else ""),
+              f"{_suite(records)}: time against n")
     return _save(plt, fig, path)
 
 
 def plot_cactus(records: list[Record], path: Path) -> Path:
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = _figure(plt)
     by_config: dict[str, list[float]] = defaultdict(list)
     for r in records:
         if r["status"] in DECIDED and r.get("correct"):
@@ -292,7 +353,9 @@ def plot_cactus(records: list[Record], path: Path) -> Path:
         times.sort()
         ax.step(range(1, len(times) + 1), times, where="post", label=f"{config} ({len(times)})")
     ax.set_yscale("log")
-    _annotate(ax, "instances solved correctly", "time limit needed (s)", "Cactus plot")
+    ax.xaxis.set_major_locator(_integer_ticks())
+    _annotate(ax, "instances decided correctly", "time limit needed (s)",
+              f"{_suite(records)}: cactus plot (instances decided within a time limit)")
     return _save(plt, fig, path)
 
 
@@ -312,22 +375,30 @@ def plot_completion(records: list[Record], path: Path) -> Path | None:
     rank = {instance: k for k, instance in enumerate(order)}
     sizes = sorted({(r["n"], r["m"]) for r in completion})
     sweep = len(sizes) > 2
-    fig, axes = plt.subplots(1, 2 if sweep else 1, figsize=(13 if sweep else 8, 5), squeeze=False)
+    # Two panels one above the other, each as wide as a single plot: readable when shrunk to a page.
+    fig, axes = _figure(plt, 9, 9 if sweep else 5, nrows=2 if sweep else 1, squeeze=False)
     ax = axes[0][0]
     by_config: dict[str, list[Record]] = defaultdict(list)
     for r in completion:
         by_config[r["config"]].append(r)
     for config, runs in sorted(by_config.items()):
         ok = [r for r in runs if r["status"] in DECIDED and r.get("correct")]
-        failed = [r for r in runs if not (r["status"] in DECIDED and r.get("correct"))]
+        open_runs = [r for r in runs if _undecided(r)]
+        wrong = [r for r in runs if _wrong(r)]
         line = ax.scatter([rank[r["instance"]] for r in ok], [r["wall_s"] for r in ok], s=10, label=config)
-        ax.scatter([rank[r["instance"]] for r in failed], [r["timeout"] for r in failed], s=14, marker="x",
-                   color=line.get_facecolor()[0])
+        ax.scatter([rank[r["instance"]] for r in open_runs], [r["timeout"] for r in open_runs], s=14,
+                   marker="x", color=line.get_facecolor()[0])
+        if wrong:
+            ax.scatter([rank[r["instance"]] for r in wrong], [r["wall_s"] for r in wrong], s=40, marker="v",
+                       color="red")
     ax.set_yscale("log")
+    ax.xaxis.set_major_locator(_integer_ticks())
+    wrong_mark = "; red triangle: wrong" if any(_wrong(r) for r in completion) else ""
     _annotate(ax, "instance, easiest first (by the fastest correct answer)",
-              "wall-clock seconds (x: undecided at the timeout)", "Completion instances by difficulty")
+              f"wall-clock seconds (x: undecided at the timeout{wrong_mark})",
+              f"{_suite(completion)}: completion instances by difficulty")
     if sweep:
-        _plot_sweep(axes[0][1], completion, by_config)
+        _plot_sweep(axes[1][0], completion, by_config)
     return _save(plt, fig, path)
 
 
@@ -341,6 +412,7 @@ def _plot_sweep(ax: Any, completion: list[Record], by_config: dict[str, list[Rec
         ms = sorted(per_m)
         ax.plot(ms, [statistics.median(per_m[m]) for m in ms], marker="o", ms=3, label=config)
     ax.set_yscale("log")
+    ax.xaxis.set_major_locator(_integer_ticks())
     ax.set_xlabel("m (mandatory queens)")
     ax.set_ylabel("median seconds (timeouts count as the timeout)")
     truth = instance_truth(completion)
@@ -354,8 +426,12 @@ def _plot_sweep(ax: Any, completion: list[Record], by_config: dict[str, list[Rec
     twin.plot(ms, [sum(v) / len(v) for v in (solvable[m] for m in ms)], "k--", label="fraction solvable")
     twin.set_ylim(0, 1.05)
     twin.set_ylabel("fraction solvable (decided instances)")
-    ax.set_title(f"Completion on n = {sorted({r['n'] for r in completion})}")
-    _legend(ax, loc="upper left")
+    ax.set_title(f"{_suite(completion)}: median time against m on n = {sorted({r['n'] for r in completion})}")
+    lines, labels = ax.get_legend_handles_labels()
+    more, more_labels = twin.get_legend_handles_labels()
+    # Beside the axes, past the twin's labels: clear of the data.
+    ax.legend(lines + more, labels + more_labels, fontsize="small", loc="upper left",
+              bbox_to_anchor=(1.12, 1))
 
 
 def plot_outcomes(records: list[Record], path: Path) -> Path | None:
@@ -367,23 +443,36 @@ def plot_outcomes(records: list[Record], path: Path) -> Path | None:
     plt = _pyplot()
     sizes = sorted({(r["n"], r["m"]) for r in completion})
     configs = sorted({r["config"] for r in completion})
-    fig, axes = plt.subplots(1, len(sizes), figsize=(max(6, 3.2 * len(sizes)), 4.5), squeeze=False,
-                             sharey=True)
-    kinds = [("SAT", lambda r: r["status"] == "SAT" and r.get("correct")),
-             ("UNSAT certified", lambda r: certified(r) and r.get("correct")),
-             ("UNSAT claimed", lambda r: r["status"] == "UNSAT" and not certified(r) and r.get("correct")),
-             ("undecided or wrong", lambda r: not (r["status"] in DECIDED and r.get("correct")))]
-    for ax, (n, m) in zip(axes[0], sizes, strict=True):
+    # At most 3 panels a row, each wide enough for its bar labels; the legend below them all.
+    columns = min(3, len(sizes))
+    rows = -(-len(sizes) // columns)
+    fig, axes = _figure(plt, max(6.0, 3.6 * columns), 3.6 * rows + 0.8, nrows=rows, ncols=columns,
+                        squeeze=False, sharey=True)
+    # Undecided (no answer in time) and wrong (an answer that contradicts the truth) are told apart.
+    kinds = [("SAT (verified)", "#2e7d32", lambda r: r["status"] == "SAT" and r.get("correct")),
+             ("UNSAT certified", "#1565c0", lambda r: certified(r) and r.get("correct")),
+             ("UNSAT claimed only", "#90caf9",
+              lambda r: r["status"] == "UNSAT" and not certified(r) and r.get("correct")),
+             ("undecided", "#bdbdbd", _undecided),
+             ("wrong", "#d32f2f", _wrong)]
+    for index, ax in enumerate(axes.flat):
+        if index >= len(sizes):
+            ax.set_visible(False)
+            continue
+        n, m = sizes[index]
         bottom = [0] * len(configs)
         here = [r for r in completion if (r["n"], r["m"]) == (n, m)]
-        for label, test in kinds:
+        for label, colour, test in kinds:
             heights = [sum(bool(test(r)) for r in here if r["config"] == c) for c in configs]
-            ax.bar(configs, heights, bottom=bottom, label=label)
+            ax.bar(configs, heights, bottom=bottom, label=label, color=colour)
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
         ax.set_title(f"n = {n}, m = {m} ({n - m} free rows)", fontsize="small")
         ax.tick_params(axis="x", labelrotation=60, labelsize="small")
-    axes[0][0].set_ylabel("instances")
-    _legend(axes[0][-1])
+        if index % columns == 0:
+            ax.set_ylabel("instances")
+    fig.suptitle(f"{_suite(completion)}: outcomes per backend")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(kinds), fontsize="small", frameon=False)
     return _save(plt, fig, path)
 
 
@@ -403,17 +492,17 @@ def plot_phase(records: list[Record], path: Path) -> Path | None:
     if not any(len(by_n) > 1 for by_n in solvable.values()):
         return None
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = _figure(plt)
     for free, by_n in sorted(solvable.items()):
         ns = sorted(by_n)
         line = ax.plot(ns, [sum(by_n[n]) / len(by_n[n]) for n in ns], marker="o", ms=3,
                        label=f"{free} free rows")[0]
         ax.axvline(0.19 * free * free, color=line.get_color(), ls=":", lw=1)
-    ax.set_xscale("log")
     ax.set_ylim(-0.02, 1.02)
-    _annotate(ax, "n (board size); dotted: the peak n = 0.19 (n - m)^2",
-              "fraction of instances with a completion",
-              "Completion phase transition (fixed free rows n - m)")
+    _n_axis(ax, (n for by_n in solvable.values() for n in by_n),
+            "n (board size); dotted: the peak n = 0.19 (n - m)^2")
+    _annotate(ax, None, "fraction of instances with a completion",
+              f"{_suite(completion)}: phase transition (fixed free rows n - m)")
     return _save(plt, fig, path)
 
 

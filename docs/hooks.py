@@ -28,7 +28,7 @@ BLOCK = re.compile(r"(<!-- generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- 
 BORROWED_PAGES = {"CHANGELOG.md": "changelog.md", "CONTRIBUTING.md": "contributing.md",
                   "models/README.md": "models.md"}
 RESULTS = "benchmarks/results/"
-HELP_WIDTH = 100
+HELP_WIDTH = 80
 
 
 def _cell(text: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from nqcsp.board.problem import Problem, as_problem
+from nqcsp.board.problem import Problem, Queens, as_problem
 from nqcsp.board.residual import need_residual_memory, residual_of
 from nqcsp.board.result import InputError, InternalSolverError, Result, Status, columns_array
 from nqcsp.proof.certify import attack_certificate, empty_line_certificate, recheck
@@ -28,7 +28,7 @@ MAX_N = 2**62
 TRIVIAL = "trivial"
 
 
-def indexable_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
+def indexable_problem(n_or_problem: int | Problem, queens: Queens = ()) -> Problem:
     problem = as_problem(n_or_problem, queens)
     if problem.n > MAX_N:
         raise ValueError(f"n = {problem.n} is beyond {MAX_N}, the largest board nqcsp can index")
@@ -102,7 +102,7 @@ def verified(result: Result, limits: Limits) -> Result:
     return result.with_stats({VERIFY_S: time.perf_counter() - started})
 
 
-def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "auto",
+def solve(n_or_problem: int | Problem, queens: Queens = (), *, solver: str = "auto",
           time_limit: float | None = None, seed: int | None = None, memory_limit: int | None = None,
           **options: Any) -> Result:
     """Place n non-attacking queens including the mandatory ``queens``.
@@ -116,6 +116,19 @@ def solve(n_or_problem: int | Problem, queens: object = (), *, solver: str = "au
     ImportError) before any work. Once the input is accepted, any other exception is a bug in nqcsp or a
     backend and raises InternalSolverError, never ValueError: only ``InputError`` (bad input that a backend
     can only see while it runs) passes through as the ValueError it is.
+
+    Examples:
+        >>> import nqcsp
+        >>> r = nqcsp.solve(8, [(0, 3)])
+        >>> r.status, r.columns.tolist()
+        (<Status.SAT: 'SAT'>, [3, 1, 7, 5, 0, 2, 4, 6])
+        >>> u = nqcsp.solve(6, [(0, 0)], time_limit=10)
+        >>> u.status, u.certificate.checked
+        (<Status.UNSAT: 'UNSAT'>, True)
+        >>> nqcsp.solve(8, [(8, 0)])
+        Traceback (most recent call last):
+        ...
+        ValueError: queen (8, 0) is off the 8x8 board (rows and columns are 0..7)
     """
     started = time.perf_counter()
     limits = Limits.start(time_limit, memory_limit)

@@ -585,3 +585,62 @@ def test_cpsat_warm_up_loads_qs4_exactly_when_its_hint_may_use_it(options, hinte
     boards = []
     warm_up("cpsat", options, lambda n, queens, limit, seed: boards.append(n - len(queens)))
     assert any(free >= LOCALSEARCH_HINT_MIN_FREE_ROWS for free in boards) is hinted_by_qs4
+
+
+def _completion_records(sizes, configs=("auto", "qs4")):
+    """Runs on completion instances of the given (n, m): auto decides each (SAT, verified), qs4 leaves the
+    first undecided and answers the second wrongly (UNSAT where auto found a solution)."""
+    records = []
+    for n, m in sizes:
+        for k in range(2):
+            for config in configs:
+                status = "SAT" if config == "auto" else ("UNKNOWN" if k == 0 else "UNSAT")
+                records.append({"family": "completion-x", "suite": "peaks", "instance": f"{n}/{m}/{k}",
+                                "n": n, "m": m, "status": status, "verified": status == "SAT",
+                                "expected": None, "config": config, "solver": config, "wall_s": 0.1,
+                                "timeout": 1})
+    return judge(records)
+
+
+def test_the_plots_read_well(tmp_path, monkeypatch):
+    """Integer ticks for n, titles naming the suite, multi-panel figures in rows of at most 3 with the
+    legend outside every panel, and undecided apart from wrong."""
+    pytest.importorskip("matplotlib")
+    import benchmarks.analyze as analysis
+
+    figures = {}
+    save = analysis._save
+
+    def keep(plt, fig, path):
+        fig.canvas.draw()
+        figures[path.name] = (fig, [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()])
+        return save(plt, fig, path)
+
+    monkeypatch.setattr(analysis, "_save", keep)
+    records = _completion_records([(76, 56), (119, 94), (171, 141), (304, 264), (475, 425)])
+    analysis.plot_outcomes(records, tmp_path / "outcomes.png")
+    fig, _ = figures["outcomes.png"]
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == 5 and len({round(ax.get_position().y0, 2) for ax in panels}) == 2
+    legend = fig.legends[0]
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert "undecided" in labels and "wrong" in labels and not [t for t in labels if " or " in t]
+    box = legend.get_window_extent()
+    assert all(box.y1 <= ax.get_window_extent().y0 for ax in panels)      # below every panel
+    counts = {}
+    for patch_label, container in zip(labels, panels[0].containers, strict=True):
+        counts[patch_label] = sum(bar.get_height() for bar in container)
+    assert counts["undecided"] == 1 and counts["wrong"] == 1               # qs4: one of each, apart
+
+    small = [{**r, "n": n} for n in range(2, 13) for r in records[:1]]
+    analysis.plot_time_vs_n(small, tmp_path / "small.png")
+    fig, ticks = figures["small.png"]
+    assert ticks and all(t.lstrip("\u2212-").isdigit() for t in ticks if t), ticks
+    assert fig.axes[0].get_title() == "peaks: time against n"
+    big = [{**r, "n": n} for n in (10, 10**3, 10**5, 10**7) for r in records[:1]]
+    analysis.plot_time_vs_n(big, tmp_path / "big.png")
+    _, ticks = figures["big.png"]
+    assert "1,000" in ticks and "100,000" in ticks, ticks
+    fig, _ = figures["big.png"]
+    ax = fig.axes[0]
+    assert ax.get_legend().get_window_extent().x0 >= ax.get_window_extent().x1   # beside the data

@@ -17,7 +17,7 @@ from types import ModuleType
 
 import numpy as np
 
-from nqcsp.board.problem import Cell, Problem, as_problem
+from nqcsp.board.problem import Cell, Problem, Queens, as_problem
 from nqcsp.board.symmetry import SYMMETRIES, Symmetry, cell_image
 from nqcsp.runtime.lazy import load
 from nqcsp.runtime.parallel import cpu_count
@@ -217,7 +217,7 @@ def _estimated_nodes(n: int, allowed: np.ndarray, required: np.ndarray, prefixes
     return out
 
 
-def _as_problem(n_or_problem: int | Problem, queens: object = ()) -> Problem:
+def _as_problem(n_or_problem: int | Problem, queens: Queens = ()) -> Problem:
     problem = as_problem(n_or_problem, queens)
     if problem.n > MAX_N:
         raise ValueError(f"n = {problem.n} is above {MAX_N}, the widest board the bitboard search handles")
@@ -339,7 +339,7 @@ def _count(problem: Problem, symmetry: bool, executor: Executor | None,
     return sum(r[0] for r in results), sum(r[1] for r in results)
 
 
-def count(n: int | Problem, queens: object = (), *, symmetry: bool = True, executor: Executor | None = None,
+def count(n: int | Problem, queens: Queens = (), *, symmetry: bool = True, executor: Executor | None = None,
           progress: Callable[[int, int], None] | None = None) -> int:
     """The exact number of solutions of n queens containing the mandatory ``queens`` (n <= 64).
 
@@ -361,7 +361,7 @@ def count_unique(n: int, *, executor: Executor | None = None,
     return _count(problem, True, executor, progress)[1]
 
 
-def solutions(n: int | Problem, queens: object = ()) -> Iterator[tuple[int, ...]]:
+def solutions(n: int | Problem, queens: Queens = ()) -> Iterator[tuple[int, ...]]:
     """Every solution containing the mandatory ``queens``, as column tuples in lexicographic order.
 
     A generator: the search state is kept between batches, so memory stays small however many there are.

@@ -5,14 +5,18 @@ from __future__ import annotations
 import gc
 import itertools
 import numbers
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
+from typing import TypeAlias
 
 import numpy as np
 
 from nqcsp.runtime.values import as_int
 
 Cell = tuple[int, int]
+# Mandatory queens as every public call takes them: (row, col) pairs (tuples or lists of ints or numpy
+# integers), a (k, 2) integer array, or None for none. ``queen_array`` checks each value at run time.
+Queens: TypeAlias = Iterable[Sequence[int]] | np.ndarray | None
 
 
 def as_board_size(n: object) -> int:
@@ -36,7 +40,7 @@ def as_cell(cell: object, n: int) -> Cell:
     return row, col
 
 
-def queen_array(queens: object, n: int) -> np.ndarray:
+def queen_array(queens: Queens, n: int) -> np.ndarray:
     """Mandatory queens validated against an n x n board, as a read-only (k, 2) int64 array sorted by
     (row, col), identical duplicates merged.
 
@@ -110,7 +114,7 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def as_cells(queens: object, n: int) -> tuple[Cell, ...]:
+def as_cells(queens: Queens, n: int) -> tuple[Cell, ...]:
     """Validate mandatory queens; identical duplicates merge, the result is sorted."""
     return cell_tuple(queen_array(queens, n))
 
@@ -177,7 +181,7 @@ class Problem:
     pairs cost about a second, more than a whole solve with a short time limit).
     """
 
-    def __init__(self, n: int, queens: object = ()) -> None:
+    def __init__(self, n: int, queens: Queens = ()) -> None:
         size = as_board_size(n)
         object.__setattr__(self, "n", size)
         object.__setattr__(self, "queen_array", queen_array(queens, size))
@@ -232,7 +236,7 @@ class Problem:
         return f"n={self.n}" + (f" queens={queens}" if queens else "")
 
 
-def as_problem(n_or_problem: object, queens: object = ()) -> Problem:
+def as_problem(n_or_problem: object, queens: Queens = ()) -> Problem:
     """A ``Problem`` given as one, or as ``n`` and mandatory queens (the two forms the API takes)."""
     if isinstance(n_or_problem, Problem):
         if queens:

@@ -19,9 +19,22 @@ from nqcsp.runtime.limits import as_memory_limit, format_bytes
 
 
 class Status(enum.Enum):
+    """The three answers of a solve call (``Result.status``); ``str(status)`` is its name.
+
+    Examples:
+        >>> import nqcsp
+        >>> nqcsp.solve(8).status, nqcsp.solve(3).status
+        (<Status.SAT: 'SAT'>, <Status.UNSAT: 'UNSAT'>)
+        >>> str(nqcsp.Status.UNKNOWN)
+        'UNKNOWN'
+    """
+
     SAT = "SAT"
+    """A solution: ``Result.columns`` holds it, verified by the independent checker."""
     UNSAT = "UNSAT"
+    """No solution: ``Result.certificate`` says why, ``certificate.checked`` when a second method agreed."""
     UNKNOWN = "UNKNOWN"
+    """No answer: a time or memory limit ran out, or an incomplete backend gave up (``stats["reason"]``)."""
 
     def __str__(self) -> str:
         return self.value
@@ -35,30 +48,69 @@ class InputError(ValueError):
 class InternalSolverError(RuntimeError):
     """A backend broke its contract (an unverifiable solution, an UNSAT without proof, a disagreement).
 
-    This is always a bug in nqcsp or in a solver it calls, never an answer.
+    This is always a bug in nqcsp or in a solver it calls, never an answer: ``solve`` raises it instead of
+    returning a wrong Result, and the CLI reports it with exit code 4.
+
+    Examples:
+        >>> import nqcsp
+        >>> issubclass(nqcsp.InternalSolverError, RuntimeError)    # not a ValueError: not bad input
+        True
     """
 
 
 @dataclass(frozen=True)
 class Certificate:
-    """Why an UNSAT answer holds.
+    """Why an UNSAT answer holds (``Result.certificate``).
 
-    ``kind`` names the argument ("attack", "drat", "exhaustive", "cpsat-infeasible", "agreement", ...);
-    ``checked_by`` names the independent methods that confirmed it (empty: only the solver's own claim);
-    ``details`` holds the evidence (the attacking pair, a proof and its CNF, node counts, ...).
+    ``str()`` and ``repr()`` show byte evidence (a proof, its CNF) by its size, never the bytes;
+    ``to_json()`` by its size and SHA-256.
+
+    Examples:
+        >>> import nqcsp
+        >>> cert = nqcsp.solve(6, [(0, 0)]).certificate
+        >>> cert.kind, cert.checked_by, cert.checked
+        ('lrat', ('nqcsp-lrat',), True)
+        >>> cert.summary()
+        'lrat, checked by nqcsp-lrat'
+        >>> print(cert)
+        lrat, checked by nqcsp-lrat (cnf 1.3 KiB, proof ... B)
     """
 
     kind: str
+    """The argument: "attack" (two mandatory queens attack each other), "empty-line" (a free row or
+    column has no cell left), "lrat" or "drat" (a proof of the board's CNF), "cpsat-infeasible",
+    "agreement", ..."""
     checked_by: tuple[str, ...] = ()
+    """The independent methods that confirmed it ("nqcsp-lrat", "dratify", ...); empty: only the
+    solver's own claim."""
     details: dict[str, Any] = field(default_factory=dict)
+    """The evidence: the attacking pair, the empty line, a proof and its CNF as bytes, node counts, ..."""
 
     @property
     def checked(self) -> bool:
+        """Whether a second, independent method confirmed it (``checked_by`` is not empty)."""
         return bool(self.checked_by)
 
     def summary(self) -> str:
+        """The kind and who checked it, in a few words: ``'lrat, checked by nqcsp-lrat'``."""
         checked = f", checked by {', '.join(self.checked_by)}" if self.checked_by else ", unchecked"
         return f"{self.kind}{checked}"
+
+    def evidence_sizes(self) -> str:
+        """The byte evidence by name and size (``'cnf 1.4 KiB, proof 214 B'``), or ""."""
+        return ", ".join(f"{name} {format_bytes(len(value))}" for name, value in self.details.items()
+                         if isinstance(value, (bytes, bytearray, ProofFile)))
+
+    def __str__(self) -> str:
+        sizes = self.evidence_sizes()
+        return self.summary() + (f" ({sizes})" if sizes else "")
+
+    def __repr__(self) -> str:
+        shown = {name: (f"<{format_bytes(len(value))}>" if isinstance(value, (bytes, bytearray, ProofFile))
+                        else _short(value)) for name, value in self.details.items()}
+        details = ", ".join(f"{name!r}: {value}" for name, value in shown.items())
+        text = f"Certificate(kind={self.kind!r}, checked_by={self.checked_by!r}, details={{{details}}})"
+        return _clip(text, REPR_CHARS)
 
     def to_json(self) -> dict[str, Any]:
         """Kind, checkers and details; byte evidence (a CNF, a proof, nested ones included) as its size and
@@ -108,6 +160,31 @@ def evidence_json(value: Any) -> Any:
     return repr(value)
 
 
+# The longest repr of a Result or Certificate, and the longest str of a Result; a board is printed up to
+# BOARD_TEXT_UP_TO (33 x 32 characters), above that one line of summary.
+REPR_CHARS = 300
+STR_CHARS = 2000
+BOARD_TEXT_UP_TO = 32
+
+
+def _short(value: Any, chars: int = 40) -> str:
+    """A value of a certificate's details in a repr: itself when short, else its kind and size."""
+    text = repr(value)
+    if len(text) <= chars:
+        return text
+    if isinstance(value, (dict, list, tuple)):
+        return f"<{type(value).__name__} of {len(value)}>"
+    return _clip(text, chars)
+
+
+def _clip(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars - 3] + "..."
+
+
+def _seconds(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
 def columns_array(columns: Any, n: int) -> np.ndarray:
     """Columns by row as a read-only integer array, the one solution form that leaves a backend.
 
@@ -133,14 +210,39 @@ class Result:
     problem, status, solver, certificate and stats, and columns equal element by element. Timings are in
     the stats, so two runs of one problem are rarely equal; compare ``status`` and ``columns`` for that.
     Results are not hashable.
+
+    ``print(result)`` shows the answer as a person reads it: a headline, then the board up to n = 32 (the
+    mandatory queens alone when there is no solution), the certificate's kind, checkers and evidence
+    sizes for UNSAT, and the reason for UNKNOWN; never more than 2,000 characters. ``repr`` is one short
+    line. A notebook draws the board (``to_svg``).
+
+    Examples:
+        >>> import nqcsp
+        >>> r = nqcsp.solve(4, [(0, 1)])
+        >>> r.status, r.columns.tolist(), r.column_tuple()
+        (<Status.SAT: 'SAT'>, [1, 3, 0, 2], (1, 3, 0, 2))
+        >>> print(r.board(), end="")
+        .Q..
+        ...Q
+        Q...
+        ..Q.
+        >>> r
+        Result(n=4, status=SAT, solver='construct', queens=1)
     """
 
     problem: Problem
+    """The board size and the mandatory queens (``problem.n``, ``problem.queens``)."""
     status: Status
+    """SAT, UNSAT or UNKNOWN."""
     solver: str
+    """The backend that answered ("construct", "backtrack", ...; "trivial" when no search was needed)."""
     columns: np.ndarray | None = None
+    """The verified solution when SAT, ``columns[row] == col`` (a read-only integer array); else None."""
     certificate: Certificate | None = None
+    """Why there is no solution, when UNSAT; else None."""
     stats: Mapping[str, Any] = field(default_factory=dict)
+    """Read-only figures of the run: ``wall_s``, ``verify_s``, ``nodes``, ``stages`` (auto's steps),
+    ``reason`` (why UNKNOWN), ..."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
@@ -173,7 +275,50 @@ class Result:
 
     @property
     def n(self) -> int:
+        """The board size, ``problem.n``."""
         return self.problem.n
+
+    def __repr__(self) -> str:
+        return _clip(f"Result(n={self.n}, status={self.status}, solver={self.solver!r}, "
+                     f"queens={len(self.problem.queen_array)})", REPR_CHARS)
+
+    def headline(self) -> str:
+        """One line: the status, the board, the mandatory queens, who answered and how."""
+        queens = self.problem.queen_array
+        plural = "" if len(queens) == 1 else "s"
+        cells = " ".join(f"({r}, {c})" for r, c in queens[:4].tolist())
+        more = f" and {len(queens) - 4} more" if len(queens) > 4 else ""
+        given = f"{len(queens)} mandatory queen{plural}" + (f" {cells}{more}" if len(queens) else "")
+        took = self.stats.get("wall_s")
+        timing = f" in {_seconds(took)}" if isinstance(took, (int, float)) else ""
+        if self.status is Status.SAT:
+            verdict = f"solved by {self.solver}{timing} (verified)"
+        elif self.status is Status.UNSAT:
+            proof = f"no solution, {self.certificate}" if self.certificate is not None else "no solution"
+            verdict = f"{proof}; {self.solver}{timing}"
+        else:
+            reason = _clip(str(self.stats.get("reason", "no reason given")), 300)
+            verdict = f"no answer from {self.solver}{timing}: {reason}"
+        return _clip(f"{self.status}: {self.n} x {self.n} board, {_clip(given, 200)}: {_clip(verdict, 1000)}",
+                     STR_CHARS - BOARD_TEXT_UP_TO * (BOARD_TEXT_UP_TO + 1) - 30)
+
+    def __str__(self) -> str:
+        head = self.headline()
+        if self.n == 0:
+            return head
+        if self.n > BOARD_TEXT_UP_TO:
+            if self.columns is not None:
+                shown = ", ".join(str(c) for c in self.columns[:8].tolist())
+                head += f"\ncolumns by row: {shown}{', ...' if self.n > 8 else ''} (result.columns)"
+            return head
+        from nqcsp.board.text import render_cells
+
+        if self.columns is not None:
+            return head + "\n" + render_board(self.columns).rstrip("\n")
+        if len(self.problem.queen_array):
+            board = render_cells(self.n, self.problem.queen_array).rstrip("\n")
+            return f"{head}\nthe mandatory queens:\n{board}"
+        return head
 
     def column_tuple(self) -> tuple[int, ...]:
         """The solution as a tuple of Python ints (convenient for small n)."""
@@ -196,11 +341,20 @@ class Result:
                              f"limit of {format_bytes(limit)}; ask for the columns instead")
         return render_board(self.columns)
 
-    def to_svg(self, memory_limit: int | None = None) -> str:
+    def to_svg(self, memory_limit: int | None = None, **options: Any) -> str:
         """The board as an SVG picture (``nqcsp.board.svg``): a solution with the mandatory queens drawn
         apart from the found ones; without one (UNSAT, UNKNOWN) the mandatory queens, and for UNSAT the
         cells they attack shaded, an empty line marked and attacking queens joined. Boards above 128
-        are drawn as a density picture; ValueError when its counts would exceed ``memory_limit``."""
+        are drawn as a density picture; ValueError when its counts would exceed ``memory_limit``.
+        ``options`` are ``board_svg``'s (``size``, ``colors``, ``highlight``, ``lines``, ``coordinates``,
+        ``legend``, ``title``).
+
+        Examples:
+            >>> import nqcsp
+            >>> svg = nqcsp.solve(8, [(0, 3)]).to_svg(size=240, coordinates=False)
+            >>> svg.count('class="queen '), 'width="240"' in svg
+            (8, True)
+        """
         from nqcsp.board.svg import board_svg
 
         verdict = {Status.SAT: f"solved by {self.solver}",
@@ -209,9 +363,10 @@ class Result:
                    Status.UNKNOWN: "no answer"}[self.status]
         queens = self.problem.queen_array
         plural = "" if len(queens) == 1 else "s"
-        title = f"{self.n} x {self.n} board, {len(queens)} mandatory queen{plural}: {verdict}"
+        options.setdefault("title", f"{self.n} x {self.n} board, {len(queens)} mandatory queen{plural}: "
+                                    f"{verdict}")
         return board_svg(self.n, self.columns, queens, shade_attacks=self.status is Status.UNSAT,
-                         title=title, memory_limit=memory_limit)
+                         memory_limit=memory_limit, **options)
 
     def _repr_svg_(self) -> str | None:
         """The picture a notebook shows (IPython's rich display); None falls back to the text repr."""
@@ -221,6 +376,8 @@ class Result:
             return None
 
     def to_json(self, with_columns: bool = True) -> dict[str, Any]:
+        """The answer as JSON (what ``nqcsp solve --format json`` prints): n, queens, status, solver,
+        stats, the columns (unless ``with_columns`` is false) and the certificate's ``to_json()``."""
         out: dict[str, Any] = {
             "n": self.n,
             "queens": [list(cell) for cell in self.problem.queens],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -20,7 +20,7 @@ def render_board(queens: Iterable[int]) -> str:
     return render_cells(len(cols), np.column_stack((np.arange(len(cols)), cols)))
 
 
-def cells_on_board(n: int, cells: Iterable[tuple[int, int]] | np.ndarray) -> np.ndarray:
+def cells_on_board(n: int, cells: Iterable[Sequence[int]] | np.ndarray) -> np.ndarray:
     """The cells as an (m, 2) int64 array; ValueError naming the first one off the n x n board."""
     cell_arr = np.asarray(cells if isinstance(cells, np.ndarray) else list(cells), dtype=np.int64)
     cell_arr = cell_arr.reshape(-1, 2)

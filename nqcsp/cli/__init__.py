@@ -10,6 +10,7 @@ import sys
 # while: 0.05 CPU s of every command (numpy's import 0.12 -> 0.07 CPU s). Set before any subcommand
 # module imports numpy; a user's own setting wins, and worker processes inherit it.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import argparse
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -36,12 +37,29 @@ def commands() -> tuple[ModuleType, ...]:
     return tuple(importlib.import_module(f"nqcsp.cli.{name}") for name in COMMAND_MODULES)
 
 
+# What ``nqcsp --help`` (and ``nqcsp`` alone) ends with: a first command or three, then where to go next.
+EPILOG = """\
+examples:
+  nqcsp solve 8 --queen 0,3           a verified solution, as a board
+  nqcsp solve 6 --queen 0,0           no solution, with a checked proof (exit 1)
+  nqcsp solve 8 -q 0,3 --format svg   the board as a picture
+  nqcsp blockades 4 8 --svg DIR       every blocked cell of boards 4..8, drawn
+
+'nqcsp COMMAND --help' shows a command's options. Exit codes: 0 solved or
+valid, 1 proven unsolvable or invalid, 2 bad input, 3 unknown, 4 internal
+error, 5 an unchecked claim, 130 interrupted."""
+
+
 def build_parser() -> OneLineParser:
     from nqcsp import __version__
 
-    parser = OneLineParser(prog="nqcsp", description="N-Queens with mandatory queens: verified answers.")
+    parser = OneLineParser(prog="nqcsp", description="N-Queens with mandatory queens: verified solutions "
+                                                     "or checked proofs of none.",
+                           epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"nqcsp {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    # Not required by argparse: ``nqcsp`` alone prints the whole help (``main``), not a one-line error.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands",
+                                parser_class=OneLineParser)
     for command in commands():
         command.register(sub)
     return parser
@@ -57,7 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _fail("nqcsp: interrupted", EXIT_INTERRUPTED)
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            sys.stderr.write(parser.format_help())
+            return EXIT_USAGE
         return int(args.run(args))
     except (UsageError, ValueError, TypeError, MissingDependency) as exc:
         # Bad input only: once nqcsp.solve has accepted its input, whatever a backend raises reaches here

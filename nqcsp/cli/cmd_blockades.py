@@ -29,12 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="For every cell (up to the 8 board symmetries) of every board size N..M: a verified "
                     "witness when one queen there leaves a solution, a checked certificate when not. "
                     "On Ctrl-C the boards already finished are written and the exit code is 130.")
-    parser.add_argument("first", type=board_size_arg, metavar="N")
-    parser.add_argument("last", type=board_size_arg, metavar="M", nargs="?")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("first", type=board_size_arg, metavar="N", help="the first board size")
+    parser.add_argument("last", type=board_size_arg, metavar="M", nargs="?",
+                        help="the last board size (default: N alone)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="a table for people (default) or one JSON document")
     parser.add_argument("--cells", action="store_true", help="with --format json: every cell's verdict")
     add_executor_arguments(parser)
-    parser.add_argument("--seed", type=int, default=0, metavar="K")
+    parser.add_argument("--seed", type=int, default=0, metavar="K",
+                        help="seed of the randomised witness search (default 0: every run alike)")
     bar = parser.add_mutually_exclusive_group()
     bar.add_argument("--no-progress", action="store_true",
                      help="no progress bar on stderr (there is none when stderr is not a terminal)")
@@ -52,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--svg", metavar="DIR",
                         help="draw every blocked class as an SVG picture in DIR (made if missing): its "
                              "queens, the cells they attack shaded, an empty line marked; one file per "
-                             "class, nN-R-C.svg for a cell, nN-kK-R1-C1_R2-C2....svg for a set")
+                             "class, nN-R-C.svg for a cell, nN-kK-R1-C1_R2-C2....svg for a set, and "
+                             "index.html showing them all")
     parser.set_defaults(run=run)
 
 
@@ -135,16 +139,23 @@ def svg_name(n: int, queens: tuple[tuple[int, int], ...]) -> str:
 
 def draw_blocked(directory: str, classes: list[tuple[int, tuple[tuple[int, int], ...]]]) -> None:
     """``--svg DIR``: one picture per blocked class (its canonical queens, the cells they attack shaded,
-    an empty line marked), named by ``svg_name``; a note on stderr says how many were drawn where."""
-    from nqcsp.board.svg import queen_set_svg
+    an empty line marked), named by ``svg_name``, and ``index.html``, a contact sheet of them all; a note
+    on stderr says how many were drawn where."""
+    from nqcsp.board.svg import contact_sheet, queen_set_svg
     from nqcsp.runtime.paths import make_directory, write_whole
 
     folder = make_directory(directory, "--svg")
+    sheet = []
     for n, queens in classes:
         where = " ".join(f"({r}, {c})" for r, c in sorted(queens))
         title = f"{n} x {n} board: the queens {where} leave no solution (proven)"
         with write_whole(folder / svg_name(n, queens), "--svg picture") as handle:
             handle.write(queen_set_svg(n, queens, title=title).encode("utf-8"))
+        sheet.append((svg_name(n, queens), f"n = {n}: {where}"))
+    with write_whole(folder / "index.html", "--svg index") as handle:
+        handle.write(contact_sheet(sheet, f"{len(classes)} blocked classes", "Each picture: queens that "
+                                   "leave no solution (proven), the squares they attack shaded, a row or "
+                                   "column left without a square marked.").encode("utf-8"))
     sys.stderr.write(f"nqcsp: {len(classes)} blocked classes drawn in {directory}\n")
 
 

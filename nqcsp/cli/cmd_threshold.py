@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "has none. --evidence writes the evidence (xz-compressed for a .xz name), which "
                     "'nqcsp check-threshold' re-checks. Exit 0 done, 3 when a class stayed undecided, 130 "
                     "on Ctrl-C (resume with the same --checkpoint).")
-    parser.add_argument("n", type=board_size_arg, metavar="N")
+    parser.add_argument("n", type=board_size_arg, metavar="N", help="board size")
     parser.add_argument("--json", action="store_true", help="print the evidence document as JSON")
     parser.add_argument("--evidence", metavar="FILE", help="also write the evidence document to FILE")
     parser.add_argument("--checkpoint", metavar="DIR",
@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--memory-limit", type=memory_arg, default=None, metavar="BYTES",
                         help="memory for the sweep's cover caches, e.g. 4G (default: the memory available)")
     add_executor_arguments(parser)
-    parser.add_argument("--seed", type=int, default=0, metavar="K")
+    parser.add_argument("--seed", type=int, default=0, metavar="K",
+                        help="seed of the randomised witness search (default 0: every run alike)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.set_defaults(run=run)
 

@@ -121,12 +121,27 @@ _INSTANCES_LOCK = threading.Lock()
 
 @dataclass(frozen=True)
 class SolverInfo:
+    """One backend as ``available_solvers()`` lists it (``nqcsp solvers`` prints the same).
+
+    Examples:
+        >>> import nqcsp
+        >>> info = {i.name: i for i in nqcsp.available_solvers()}["backtrack"]
+        >>> info.complete, info.installed, info.max_free
+        (True, True, 512)
+    """
+
     name: str
+    """What ``solve(..., solver=NAME)`` and ``--solver NAME`` take."""
     complete: bool
+    """Whether it can prove that no solution exists (an incomplete one answers SAT or UNKNOWN only)."""
     installed: bool
+    """Whether its dependency (a module, or a program on PATH) is present here."""
     description: str
+    """What it is, in one line."""
     options: tuple[str, ...] = ()
+    """The names of its options, passed to ``solve`` as keywords."""
     max_free: int | None = None
+    """The most free rows its residual board may have (None: any)."""
 
 
 def specs() -> tuple[BackendSpec, ...]:

@@ -57,3 +57,57 @@ def test_pickle_and_copy_keep_the_value():
             with pytest.raises(TypeError):
                 clone.stats["k"] = 0  # type: ignore[index]
     assert solve(8, [(0, 3)]).to_json()["stats"][WALL_S] > 0
+
+
+def test_str_of_a_small_solution_is_its_board_under_a_headline():
+    result = solve(8, [(0, 3)])
+    assert verify(8, result.columns, [(0, 3)])
+    lines = str(result).splitlines()
+    assert lines[0].startswith("SAT: 8 x 8 board, 1 mandatory queen (0, 3): solved by ")
+    assert lines[0].endswith("(verified)")
+    assert "\n".join(lines[1:]) + "\n" == result.board()
+    assert repr(result) == f"Result(n=8, status=SAT, solver={result.solver!r}, queens=1)"
+
+
+def test_str_of_an_unsat_result_summarises_its_certificate_without_the_bytes():
+    result = solve(6, [(0, 0)])
+    assert result.status is Status.UNSAT and result.certificate.checked
+    cnf, proof = result.certificate.details["cnf"], result.certificate.details["proof"]
+    assert isinstance(cnf, bytes) and len(cnf) > 500
+    text = str(result)
+    head, *board = text.splitlines()
+    assert head.startswith("UNSAT: 6 x 6 board, 1 mandatory queen (0, 0): no solution, lrat, checked by "
+                           "nqcsp-lrat")
+    assert "cnf 1.3 KiB" in head and f"proof {len(proof)} B" in head
+    assert board == ["the mandatory queens:", "Q.....", *["......"] * 5]
+    for shown in (text, repr(result), repr(result.certificate), str(result.certificate)):
+        assert "p cnf" not in shown and "\\x" not in shown, shown
+    assert len(repr(result.certificate)) <= 300
+
+
+def test_str_of_a_big_board_is_one_line_and_of_an_unknown_names_the_reason():
+    n = 10**6
+    big = solve(n, [(5, 7)])
+    assert verify(n, big.columns, [(5, 7)])
+    head, columns = str(big).splitlines()
+    assert head.startswith(f"SAT: {n} x {n} board") and len(head) < 200
+    assert columns.startswith("columns by row: ")
+    assert columns.removeprefix("columns by row: ").split(", ")[5] == "7"          # the mandatory queen
+    unknown = Result(Problem(200, [(0, 0)]), Status.UNKNOWN, "qs4", stats={"reason": "restarts exhausted"})
+    assert str(unknown) == ("UNKNOWN: 200 x 200 board, 1 mandatory queen (0, 0): no answer from qs4: "
+                            "restarts exhausted")
+
+
+@pytest.mark.parametrize("n", [0, 1, 4, 31, 32, 33, 128, 10**5])
+def test_no_result_prints_more_than_2000_characters(n):
+    many = [(r, (2 * r) % n) for r in range(0, n, 3)][:5000] if n else []
+    huge = {"reason": "x" * 10_000, "wall_s": 1.5}
+    cert = Certificate("drat", ("dratify",), {"cnf": b"p cnf 1 1\n" * 10_000, "proof": b"\x00" * 10**6,
+                                              "notes": ["y" * 100] * 1000, "label": "z" * 5000})
+    for status, columns, certificate in ((Status.UNKNOWN, None, None), (Status.UNSAT, None, cert),
+                                         (Status.SAT, np.arange(n), None)):
+        result = Result(Problem(n, many), status, "s" * 3000, columns=columns, certificate=certificate,
+                        stats=huge)
+        assert len(str(result)) <= 2000, (n, status, len(str(result)))
+        assert len(repr(result)) <= 300
+        assert certificate is None or len(repr(certificate)) <= 300

@@ -1,10 +1,11 @@
 """The built site in a real browser: ``python tests/docs/browser.py SITE_DIR`` (CI, after ``mkdocs build
 --strict``) serves SITE_DIR on a free local port (``http.server``) and opens every page in headless
 Chromium (Debian's, driven by Playwright, never a browser Playwright downloads). Each page must load with
-no console error, no failed or outside request (the site must not need the network) and no broken image;
-on the getting-started page the picture of the 8-queens board is screenshot and each square's colour read
-where nqcsp's verified solution puts a queen and where it puts none. Exit 0 when all holds, else 1 with one
-line per problem.
+no console error, no failed or outside request (the site must not need the network) and no broken image,
+and at a 1280 px wide window nothing may overflow the content column: no code block, table or picture
+sticking out of it or hiding part of itself behind a horizontal scroll bar. On the getting-started page
+the picture of the 8-queens board is screenshot and each square's colour read where nqcsp's verified
+solution puts a queen and where it puts none. Exit 0 when all holds, else 1 with one line per problem.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import functools
 import http.server
 import io
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -27,6 +29,33 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 BOARD_PAGE = "getting-started/"
 BOARD_IMAGE = "queens-8.svg"
 BOARD = (8, [(0, 3)])
+WINDOW = {"width": 1280, "height": 900}
+# The content column of a Material page (the article beside the navigation), else a plain page's body.
+COLUMNS = (".md-content", "body")
+# Elements of the column that overflow it, outermost first: one line each (a table, not each of its cells).
+OVERFLOW_SCRIPT = """column => {
+  const edge = column.getBoundingClientRect().right;
+  const found = [];
+  const describe = el => {
+    const text = (el.textContent || el.getAttribute('src') || '').replace(/\\s+/g, ' ').trim();
+    return el.tagName.toLowerCase() + (text ? ' "' + text.slice(0, 50) + '"' : '');
+  };
+  for (const el of column.querySelectorAll('*')) {
+    if (found.some(([outer]) => outer.contains(el))) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue;
+    const style = getComputedStyle(el);
+    if (style.position === 'fixed' || style.visibility === 'hidden') continue;
+    const hidden = el.scrollWidth - el.clientWidth;
+    if (box.right > edge + 1) {
+      const by = Math.ceil(box.right - edge);
+      found.push([el, describe(el) + ' sticks out of the content column by ' + by + ' px']);
+    } else if (hidden > 1 && ['auto', 'scroll', 'hidden'].includes(style.overflowX)) {
+      found.push([el, describe(el) + ' hides ' + hidden + ' px behind a horizontal scroll']);
+    }
+  }
+  return found.map(([, line]) => line);
+}"""
 # How far (0-255, per channel) a screenshot's pixel may be from the colour drawn (antialiasing, scaling).
 TOLERANCE = 48
 
@@ -72,7 +101,7 @@ def check_site(site: Path, pages: list[str] | None = None, board_page: str | Non
             sync_playwright() as playwright:
         browser = playwright.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900}, service_workers="block")
+            viewport=WINDOW, service_workers="block")
         try:
             host = urlsplit(root).netloc
 
@@ -113,9 +142,20 @@ def check_page(browser: object, url: str, name: str) -> list[str]:
             src, complete, width = image
             if not complete or not width:
                 problems.append(f"{name}: image {src} is missing or did not render")
+        problems += [f"{name}: {line}" for line in overflow(page)]
     finally:
         page.close()
     return problems
+
+
+def overflow(page: object) -> list[str]:
+    """What overflows the content column of the page as it is shown now (``OVERFLOW_SCRIPT``)."""
+    for selector in COLUMNS:
+        column = page.locator(selector).first  # type: ignore[attr-defined]
+        if column.count():
+            lines: list[str] = column.evaluate(OVERFLOW_SCRIPT)
+            return lines
+    return []
 
 
 def expected_board() -> tuple[int, list[int], set[tuple[int, int]]]:
@@ -145,9 +185,14 @@ def check_board(browser: object, url: str) -> list[str]:
             return [f"{url}: no picture {BOARD_IMAGE}"]
         image.scroll_into_view_if_needed()
         shot = Image.open(io.BytesIO(image.screenshot())).convert("RGB")
+        # Pixels per unit of the picture's own geometry: its viewBox may be wider than the board (a legend).
+        svg = image.evaluate("i => fetch(i.src).then(r => r.text())")
     finally:
         page.close()
-    scale = shot.width / (n * CELL + 2 * MARGIN)
+    view_box = re.search(r'viewBox="0 0 ([\d.]+) ', svg)
+    if view_box is None:
+        return [f"{BOARD_IMAGE}: no viewBox"]
+    scale = shot.width / float(view_box.group(1))
     problems = []
     for row in range(n):
         for col in range(n):

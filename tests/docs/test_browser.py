@@ -41,3 +41,23 @@ def test_the_board_picture_is_read_square_by_square(tmp_path):
     problems = check_site(tmp_path, ["getting-started/"])
     assert any("square (0, 3)" in p and "mandatory queen" in p for p in problems), problems
     assert any("square (0, 2)" in p and "empty square" in p for p in problems), problems
+
+
+def test_overflow_of_the_content_column_is_reported(tmp_path):
+    long_line = "x" * 400
+    (tmp_path / "index.html").write_text(
+        "<html><body><nav style='float:left;width:200px'>menu</nav>"
+        "<div class='md-content' style='margin-left:220px;width:700px'>"
+        f"<pre style='overflow:auto'><code>{long_line}</code></pre>"
+        "<table><tr>" + "<td>column&nbsp;of&nbsp;a&nbsp;wide&nbsp;table</td>" * 12 + "</tr></table>"
+        "<p>fits</p></div></body></html>")
+    problems = check_site(tmp_path, [""], board_page=None)
+    assert any('pre "xxxxx' in p and "behind a horizontal scroll" in p for p in problems), problems
+    assert any('table "column of a wide table' in p and "sticks out of the content column" in p
+               for p in problems), problems
+    assert len(problems) == 2, problems                 # the table once, not each of its cells
+    (tmp_path / "index.html").write_text(
+        "<html><body><div class='md-content' style='width:700px'>"
+        f"<pre style='white-space:pre-wrap;overflow-wrap:anywhere'><code>{long_line}</code></pre>"
+        "<table><tr><td>narrow</td></tr></table></div></body></html>")
+    assert check_site(tmp_path, [""], board_page=None) == []

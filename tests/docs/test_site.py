@@ -2,6 +2,7 @@
 the generated blocks current, the README a short landing page whose every link resolves, and the build
 itself strict (a broken link or a missing reference fails it)."""
 
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -31,6 +32,16 @@ def load_hooks():
     return module
 
 
+def load_config():
+    """mkdocs.yml, its ``!ENV [NAME, default]`` values read as their defaults."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node)[-1])
+    return yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)
+
+
 def nav_pages(entries):
     for entry in entries:
         value = next(iter(entry.values())) if isinstance(entry, dict) else entry
@@ -41,11 +52,12 @@ def nav_pages(entries):
 
 
 def test_every_page_is_in_the_nav_and_every_nav_entry_exists():
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    config = load_config()
     nav = list(nav_pages(config["nav"]))
     hooks = load_hooks()
     borrowed = set(hooks.BORROWED_PAGES.values())
-    assert sorted(p.name for p in DOCS.glob("*.md")) == sorted(set(nav) - borrowed)
+    pages = [p.relative_to(DOCS).as_posix() for p in (*DOCS.glob("*.md"), *DOCS.glob("notebooks/*.ipynb"))]
+    assert sorted(pages) == sorted(set(nav) - borrowed)
     assert borrowed <= set(nav)
     assert len(nav) == len(set(nav))
     for task in ("getting-started.md", "guaranteed-answers.md", "backends.md", "blockades.md",
@@ -139,7 +151,8 @@ def test_every_relative_link_resolves_in_the_repository(page):
 def test_the_site_builds_strict(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
                            str(tmp_path / "site")], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+                          # The notebooks run in test_notebooks.py, and again in CI's own build of the site.
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NQCSP_EXECUTE_NOTEBOOKS": "false"})
     assert done.returncode == 0, done.stderr[-3000:]
     site = tmp_path / "site"
     assert (site / "getting-started" / "index.html").exists()
@@ -150,3 +163,47 @@ def test_the_site_builds_strict(tmp_path):
         assert f'id="{nqcsp._HOMES[name]}.{name}"' in api, name
     pages = [p for p in site.rglob("*.html")]
     assert not [p for p in pages if "fonts.googleapis" in p.read_text()]
+    inventory = inventory_names(site / "objects.inv")
+    assert not missing_from_inventory(inventory), missing_from_inventory(inventory)
+
+
+# Every type a public call returns or raises, beside the public names themselves.
+RETURNED_OR_RAISED = ("nqcsp.board.problem.Queens", "nqcsp.studies.threshold.Threshold",
+                      "nqcsp.studies.threshold.Level", "nqcsp.studies.threshold.UndecidedError",
+                      "nqcsp.studies.evidence.CheckReport", "nqcsp.studies.evidence.Evidence",
+                      "nqcsp.proof.verifier.VerificationTimeout", "nqcsp.runtime.lazy.MissingDependency")
+
+
+def inventory_names(path):
+    """The object names of a Sphinx inventory (``objects.inv``, which mkdocstrings writes): four lines of
+    header, then zlib-compressed lines ``name domain:role priority uri display``."""
+    import zlib
+
+    header, _, packed = path.read_bytes().partition(b"compressed using zlib.\n")
+    assert header.startswith(b"# Sphinx inventory version 2"), header[:40]
+    return {line.split(" ", 1)[0] for line in zlib.decompress(packed).decode().splitlines()}
+
+
+def missing_from_inventory(inventory):
+    """The public names, the members of Status and Result (and SolverInfo, Certificate) and the returned
+    or raised types that the inventory lacks."""
+    wanted = {f"{nqcsp._HOMES[name]}.{name}" for name in nqcsp.__all__} | set(RETURNED_OR_RAISED)
+    wanted |= {f"nqcsp.board.result.Status.{member.name}" for member in nqcsp.Status}
+    for cls, home in ((nqcsp.Result, "nqcsp.board.result"), (nqcsp.Certificate, "nqcsp.board.result"),
+                      (nqcsp.SolverInfo, "nqcsp.solvers")):
+        wanted |= {f"{home}.{cls.__name__}.{field.name}" for field in dataclasses.fields(cls)}
+    return sorted(wanted - inventory)
+
+
+def test_the_inventory_check_finds_what_is_missing(tmp_path):
+    import zlib
+
+    names = [f"{nqcsp._HOMES[name]}.{name}" for name in nqcsp.__all__ if name != "count"]
+    body = "".join(f"{name} py:class 1 api/#$ -\n" for name in names).encode()
+    (tmp_path / "objects.inv").write_bytes(b"# Sphinx inventory version 2\n# Project: x\n# Version: 0\n"
+                                           b"# The remainder of this file is compressed using zlib.\n"
+                                           + zlib.compress(body))
+    missing = missing_from_inventory(inventory_names(tmp_path / "objects.inv"))
+    assert "nqcsp.bitboard.count" in missing and "nqcsp.board.result.Status.SAT" in missing
+    assert "nqcsp.board.result.Result.columns" in missing and "nqcsp.studies.threshold.Threshold" in missing
+    assert "nqcsp.solve" not in missing
