@@ -7,7 +7,14 @@ from examples import ROOT, blocks, check_classified, check_unrun, commands, cons
 MAX_NOT_RUN = 12
 
 
-@pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(ROOT)))
+# Pages whose blocks take 3 s or more on a quiet machine (sweeps, clusters, benchmarks) run in the slow run.
+SLOW_PAGES = {"docs/comparison.md", "docs/getting-started.md", "docs/dask.md", "docs/blockades.md",
+              "docs/guaranteed-answers.md", "README.md"}
+
+
+@pytest.mark.parametrize("page", [pytest.param(page, marks=pytest.mark.slow)
+                                  if page.relative_to(ROOT).as_posix() in SLOW_PAGES else page
+                                  for page in pages()], ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_block_of_the_page_runs(page, tmp_path):
     counts = run_page(page, tmp_path)
     assert sum(counts.values()) == len(blocks(page))
