@@ -120,8 +120,8 @@ _SPECS: tuple[BackendSpec, ...] = (
     BackendSpec("cpmpy", "nqcsp.solvers.cpmpy", "CpmpySolver", True, ("cpmpy",),
                 "CPMpy's one model (AllDifferent on q, q + r, q - r) on an engine of the field, in a child "
                 "process: Choco, Exact, Z3, Pumpkin, HiGHS, OR-Tools, PySAT; UNSAT is the engine's claim",
-                (Option("engine", "ortools", "custom", "CPMpy engine: ortools, choco, exact, z3, pumpkin, highs, "
-                        "pysat or pysat:NAME (`nqcsp solvers --json` lists the installed ones)",
+                (Option("engine", "ortools", "custom", "CPMpy engine: ortools, choco, exact, z3, pumpkin, "
+                        "highs, pysat or pysat:NAME (an unknown name lists the installed ones)",
                         check=_lazy_check("nqcsp.solvers.cpmpy", "check_engine")),),
                 outside=True, install="pip install 'nqcsp[field]'"),
 )

@@ -146,7 +146,8 @@ class EngineWorker:
         self.engine = engine
         self.owner = os.getpid()
         self.lock = threading.Lock()
-        self.stderr: IO[bytes] = tempfile.TemporaryFile()
+        # Kept open as long as the child lives (its crash report reads it); closed by ``kill``.
+        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
         self.proc = subprocess.Popen(worker_command(engine),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                      start_new_session=True)
@@ -263,8 +264,8 @@ class CpmpySolver:
         clock = Clock(limits)
         request, residual = request_for(problem, limits, engine)
         worker = worker_for(engine)
-        deadline = limits.deadline
-        if not worker.lock.acquire(timeout=-1 if deadline is None else max(0.0, deadline - time.perf_counter())):
+        wait = limits.remaining()
+        if not worker.lock.acquire(timeout=-1 if wait is None else wait):
             raise OutOfTime("start", time_limit_reason("start", limits.time_limit))
         try:
             answer = self._ask(worker, problem, request, limits, seed)

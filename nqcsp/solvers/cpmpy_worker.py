@@ -18,6 +18,7 @@ request, for SAT), ``build_s`` and ``search_s``; or ``error`` with the engine's 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -36,8 +37,9 @@ def build(cp: Any, request: dict[str, Any]) -> tuple[Any, Any, list[int]]:
         rows = [int(r) for r in request["rows"]]
         domains = [[int(c) for c in domain] for domain in request["domains"]]
         q = [cp.intvar(min(d), max(d), name=f"q{r}") if d else cp.intvar(0, 0, name=f"q{r}")
-             for r, d in zip(rows, domains)]
-        constraints = [cp.InDomain(x, d) for x, d in zip(q, domains) if d and len(d) < max(d) - min(d) + 1]
+             for r, d in zip(rows, domains, strict=True)]
+        constraints = [cp.InDomain(x, d) for x, d in zip(q, domains, strict=True)
+                       if d and len(d) < max(d) - min(d) + 1]
         if not all(domains):
             constraints.append(cp.BoolVal(False))  # a free row without a free cell: no solution
     else:
@@ -46,8 +48,8 @@ def build(cp: Any, request: dict[str, Any]) -> tuple[Any, Any, list[int]]:
         q = [cp.intvar(0, max(n - 1, 0), name=f"q{r}") for r in rows]
         constraints = [q[int(r)] == int(c) for r, c in request["queens"]]
     if len(q) > 1:
-        constraints += [cp.AllDifferent(q), cp.AllDifferent([x + r for x, r in zip(q, rows)]),
-                        cp.AllDifferent([x - r for x, r in zip(q, rows)])]
+        constraints += [cp.AllDifferent(q), cp.AllDifferent([x + r for x, r in zip(q, rows, strict=True)]),
+                        cp.AllDifferent([x - r for x, r in zip(q, rows, strict=True)])]
     return cp.Model(constraints), q, rows
 
 
@@ -88,16 +90,15 @@ def versions(engine: str) -> dict[str, str]:
 
     found = {}
     for dist in ("cpmpy", *DISTRIBUTIONS.get(engine.split(":")[0], ())):
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             found[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            pass
     return found
 
 
 # The PyPI distributions behind each engine, for the versions a run records.
 DISTRIBUTIONS = {"ortools": ("ortools",), "choco": ("pychoco",), "exact": ("exact",), "z3": ("z3-solver",),
-                 "pumpkin": ("pumpkin-solver",), "highs": ("highspy",), "pysat": ("python-sat", "pypblib", "pindakaas")}
+                 "pumpkin": ("pumpkin-solver",), "highs": ("highspy",),
+                 "pysat": ("python-sat", "pypblib", "pindakaas")}
 
 
 def watch_parent(parent: int) -> None:

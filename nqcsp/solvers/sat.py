@@ -91,8 +91,10 @@ def canonical_solver_name(name: object) -> str:
     if not isinstance(name, str):
         raise TypeError(f"sat_solver must be a PySAT solver name (str), got {name!r}")
     for canonical, aliases in vars(SolverNames).items():
-        if not canonical.startswith("_") and name.lower() in aliases:
-            return canonical
+        if not canonical.startswith("_") and name.lower() in (canonical, *aliases):
+            # PySAT's own key is not always one of the names its Solver takes (CryptoMiniSat's
+            # "cryptosat" is not): then its last alias, which it takes.
+            return canonical if canonical in aliases else aliases[-1]
     known = ", ".join(k for k in vars(SolverNames) if not k.startswith("_"))
     raise ValueError(f"unknown SAT solver {name!r}; PySAT knows: {known}")
 
