@@ -79,11 +79,20 @@ def instance_truth(records: list[Record]) -> dict[str, str | None]:
     return truth
 
 
+# The words of nqcsp's InternalSolverError when the answer itself was wrong (an invalid solution, two
+# complete methods disagreeing, an incomplete backend saying UNSAT); any other broke the backend's call.
+WRONG_ANSWER_WORDS = ("invalid solution", "disagree", "incomplete solver")
+
+
 def verdict(record: Record, truth: str | None) -> str:
-    """``correct``, ``wrong``, ``unconfirmed`` (an UNSAT no certified answer backs) or ``unsolved``."""
+    """``correct``, ``wrong``, ``unconfirmed`` (an UNSAT no certified answer backs), ``failed`` (the
+    call broke: an exception, a crash) or ``unsolved``."""
     status = record["status"]
     if status == "WRONG":
-        return "wrong"
+        error = str(record.get("error", ""))
+        return "wrong" if any(words in error for words in WRONG_ANSWER_WORDS) else "failed"
+    if status in ("ERROR", "CRASH"):
+        return "failed"
     if status == "SAT":
         return "correct" if record.get("verified") is True else "wrong"
     if status == "UNSAT":
@@ -216,6 +225,7 @@ def score_rows(board: Board, family: str | None) -> list[dict[str, Any]]:
                      "par2": par2(board, engine, instances), "borda": points[engine],
                      "only_solver": contribution[engine][0], "marginal_par2": contribution[engine][1],
                      "wrong": verdicts.count("wrong"), "unconfirmed": verdicts.count("unconfirmed"),
+                     "failed": verdicts.count("failed"),
                      "not_run": verdicts.count("not run")})
     rows.sort(key=lambda row: (-row["borda"], row["par2"]))
     return rows
@@ -322,12 +332,12 @@ def _seconds(value: float) -> str:
 
 def markdown_scores(rows: list[dict[str, Any]]) -> str:
     lines = ["| engine | program | solved | PAR-2 s | Borda | only it solves | PAR-2 without it, s more | "
-             "wrong | unconfirmed UNSAT | not run |", "|" + " --- |" * 10]
+             "wrong | unconfirmed UNSAT | failed | not run |", "|" + " --- |" * 11]
     for row in rows:
         lines.append(f"| {row['engine']} | {row['program']} | {row['solved']}/{row['instances']} | "
                      f"{_seconds(row['par2'])} | {row['borda']:.1f} | {row['only_solver']} | "
                      f"{_seconds(row['marginal_par2'])} | {row['wrong']} | {row['unconfirmed']} | "
-                     f"{row['not_run']} |")
+                     f"{row['failed']} | {row['not_run']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -397,6 +407,11 @@ def markdown(board: Board, records: list[Record], command: str) -> str:
     parts += [f"- {engine} on `{instance}`: {run['status']} {run.get('error', '')[:300]}"
               for engine, instance, run in wrong] or ["None: no engine gave a wrong answer."]
     parts.append("")
+    failed = sorted((e, i, board.runs[(e, i)]) for (e, i), v in board.verdicts.items() if v == "failed")
+    parts.append("## Failed calls (an exception or a crash: no answer, counted unsolved)\n")
+    parts += [f"- {engine} on `{instance}`: {run['status']} {str(run.get('error', ''))[:200]}"
+              for engine, instance, run in failed] or ["None."]
+    parts.append("")
     unconfirmed = sorted((e, i) for (e, i), v in board.verdicts.items() if v == "unconfirmed")
     parts.append("## UNSAT claims no certified answer confirms\n")
     parts += [f"- {engine} on `{instance}`" for engine, instance in unconfirmed] or ["None."]
@@ -446,7 +461,7 @@ img { max-width: 100%; border: 1px solid #ddd; }
 _HTML_COLUMNS = [("engine", "engine"), ("program", "program"), ("solved", "solved"), ("par2", "PAR-2 s"),
                  ("borda", "Borda"), ("only_solver", "only it solves"),
                  ("marginal_par2", "PAR-2 without it, s more"), ("wrong", "wrong"),
-                 ("unconfirmed", "unconfirmed UNSAT"), ("not_run", "not run")]
+                 ("unconfirmed", "unconfirmed UNSAT"), ("failed", "failed"), ("not_run", "not run")]
 
 
 def html_table(rows: list[dict[str, Any]], caption: str) -> str:

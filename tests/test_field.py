@@ -38,6 +38,10 @@ RECORDS = [
     run("a", "i4", "SAT", 1.0, verified=True), run("b", "i4", "UNSAT", 0.5),
     # i5: b claims UNSAT and nothing confirms it; a was never run there (after a timeout)
     run("b", "i5", "UNSAT", 2.0),
+    # i6 (UNSAT by brute force): a's call broke (no answer), b's solution failed verification: wrong
+    run("a", "i6", "WRONG", 0.1, expected="UNSAT", error="solver 'a' failed on n=8: TypeError: boom"),
+    run("b", "i6", "WRONG", 0.1, expected="UNSAT",
+        error="solver 'b' returned an invalid solution for n=8: two queens on row 1"),
     # local search on i1 only
     run("qs4", "i1", "SAT", 0.2, verified=True, solver="qs4"),
 ]
@@ -49,29 +53,31 @@ def board():
 
 
 def test_truth_and_verdicts(board):
-    assert board.truth == {"i1": "SAT", "i2": "UNSAT", "i3": "SAT", "i4": "SAT", "i5": None}
+    assert board.truth == {"i1": "SAT", "i2": "UNSAT", "i3": "SAT", "i4": "SAT", "i5": None, "i6": "UNSAT"}
     assert board.engines == ["a", "b"] and board.local_search == ["qs4"]
     assert board.verdicts[("b", "i2")] == "correct"       # a claim a certified answer confirms
     assert board.verdicts[("b", "i4")] == "wrong"
     assert board.verdicts[("b", "i5")] == "unconfirmed"
+    assert board.verdicts[("a", "i6")] == "failed" and board.verdicts[("b", "i6")] == "wrong"
     assert ("a", "i5") not in board.verdicts
 
 
 def test_par2_counts_every_unsolved_or_unrun_pair_twice_the_limit(board):
     instances = sorted(board.instances)
-    # a: 1 + 2 + 20 + 1 + 20 (never run); b: 3 + 4 + 5 + 20 (wrong) + 20 (unconfirmed)
-    assert field.par2(board, "a", instances) == pytest.approx(44 / 5)
-    assert field.par2(board, "b", instances) == pytest.approx(52 / 5)
+    # a: 1 + 2 + 20 + 1 + 20 (never run) + 20 (failed); b: 3 + 4 + 5 + 20 (wrong) + 20 (unconfirmed)
+    # + 20 (wrong)
+    assert field.par2(board, "a", instances) == pytest.approx(64 / 6)
+    assert field.par2(board, "b", instances) == pytest.approx(72 / 6)
 
 
 def test_vbs_and_marginal_contributions(board):
     instances = sorted(board.instances)
     solved, score = field.vbs_score(board, ["a", "b"], instances)
-    assert solved == 4 and score == pytest.approx((1 + 2 + 5 + 1 + 20) / 5)
+    assert solved == 4 and score == pytest.approx((1 + 2 + 5 + 1 + 20 + 20) / 6)
     contribution = field.marginal(board, instances)
-    # Without a: i1 3, i2 4, i3 5, i4 20, i5 20 -> 52/5; without b: i3 becomes 20 -> 44/5.
-    assert contribution["a"] == (1, pytest.approx(52 / 5 - 29 / 5))
-    assert contribution["b"] == (1, pytest.approx(44 / 5 - 29 / 5))
+    # Without a: i1 3, i2 4, i3 5, i4 20, i5 20, i6 20 -> 72/6; without b: i3 becomes 20 -> 64/6.
+    assert contribution["a"] == (1, pytest.approx(72 / 6 - 49 / 6))
+    assert contribution["b"] == (1, pytest.approx(64 / 6 - 49 / 6))
 
 
 def test_borda_as_the_minizinc_challenge_scores_it(board):
@@ -82,12 +88,12 @@ def test_borda_as_the_minizinc_challenge_scores_it(board):
 
 
 def test_wrong_answers_are_listed_and_none_is_accepted(board):
-    assert [(e, i) for e, i, _ in field.wrong_answers(board)] == [("b", "i4")]
+    assert [(e, i) for e, i, _ in field.wrong_answers(board)] == [("b", "i4"), ("b", "i6")]
     assert field.accepted_wrong(board) == []
     text = field.markdown(board, RECORDS, "test")
-    assert "**2 complete engines**" in text and "**5 instances**" in text
-    assert "**0 wrong answers accepted**; 1 wrong answers given" in text
-    assert "- b on `i4`: UNSAT" in text and "- b on `i5`" in text
+    assert "**2 complete engines**" in text and "**6 instances**" in text
+    assert "**0 wrong answers accepted**; 2 wrong answers given" in text
+    assert "- b on `i4`: UNSAT" in text and "- b on `i5`" in text and "- a on `i6`: WRONG" in text
 
 
 def test_a_verified_solution_and_a_certified_unsat_together_refuse_to_score():
@@ -106,3 +112,9 @@ def test_the_page_is_self_contained_and_sortable(tmp_path):
     assert page.count("data:image/png;base64,") == 2 and 'class="sortable"' in page
     # Nothing from outside the page: no address, no file beside it.
     assert not re.search(r"""(src|href)=["'](?!data:)""", page)
+
+
+def test_the_second_look_finds_wrong_answers_a_broken_judge_would_accept(monkeypatch):
+    monkeypatch.setattr(field, "verdict", lambda record, truth: "correct")
+    accepted = field.accepted_wrong(field.board_of(RECORDS))
+    assert ("b", "i4") in accepted and ("b", "i6") in accepted and ("a", "i3") in accepted
