@@ -101,6 +101,16 @@ DISTRIBUTIONS = {"ortools": ("ortools",), "choco": ("pychoco",), "exact": ("exac
                  "pysat": ("python-sat", "pypblib", "pindakaas")}
 
 
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when the caller dies: a native engine may hold the interpreter's
+    lock for all its search, so that ``watch_parent`` cannot run. Elsewhere only ``watch_parent`` acts."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
 def watch_parent(parent: int) -> None:
     """End this process when the caller is gone (killed without closing the pipe's other end)."""
     while True:
@@ -140,7 +150,11 @@ def main(argv: list[str]) -> int:
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    parent = os.getppid()
+    die_with_parent()
+    if os.getppid() != parent:  # the caller died before the request above took effect
+        return 0
+    threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
     return serve(argv[0], answers)
 
 
