@@ -352,7 +352,7 @@ def local_search_rows(board: Board) -> list[dict[str, Any]]:
     return rows
 
 
-def header(board: Board, records: list[Record]) -> list[str]:
+def header(board: Board, records: list[Record], note: str = "") -> list[str]:
     dates = sorted(r["date"] for r in records if "date" in r)
     host = records[0].get("machine", {})
     versions = dict(records[0].get("versions", {}))
@@ -369,20 +369,22 @@ def header(board: Board, records: list[Record]) -> list[str]:
         f"- **{len(accepted)} wrong answers accepted**; {len(wrong)} wrong answers given, each listed below",
         f"- time limit per run: {', '.join(f'{t:g}' for t in timeouts)} s; PAR-2 counts an unsolved run as "
         "twice that",
-        f"- machine: {host.get('cpu')} ({host.get('cores')} cores, {host.get('mem_gb')} GB), shared with "
-        "other work while it ran; runs two at a time (`--parallel --jobs 2`)",
+        f"- machine: {host.get('cpu')} ({host.get('cores')} cores, {host.get('mem_gb')} GB)"
+        + (f"; {note}" if note else ""),
         f"- dates: {dates[0]} .. {dates[-1]}" if dates else "- dates: -",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()) if v),
     ]
 
 
-def markdown(board: Board, records: list[Record], command: str) -> str:
+def markdown(board: Board, records: list[Record], command: str, note: str = "") -> str:
     parts = ["# The field on one board\n",
              "Every complete engine reachable here on the same instances, each answer judged: a solution "
              "verified by `nqcsp.verify`, an UNSAT counted only where brute force or a certificate nqcsp "
              "re-checked says so (an engine's claim that nothing confirms is *unconfirmed*). Scores are "
-             f"computed from the recorded runs only (`benchmarks/field.py`). Made by `{command}`.\n",
-             *header(board, records), "",
+             "computed from the recorded runs only (`benchmarks/field.py`). The runs: "
+             "`python -m benchmarks run field --publish --prob079 DIR` (DIR a copy of CSPLib's "
+             f"`Problems/prob079`); this page: `{command}`.\n",
+             *header(board, records, note), "",
              "The same tables, sortable, with the plots: [field.html](field.html).\n",
              "## Overall\n", markdown_scores(score_rows(board, None))]
     solved, score = vbs_score(board, board.engines, sorted(board.instances))
@@ -480,13 +482,14 @@ def html_table(rows: list[dict[str, Any]], caption: str) -> str:
 
 
 def page(board: Board, records: list[Record], command: str, pictures: dict[str, bytes],
-         scatter_pair: tuple[str, str]) -> str:
+         scatter_pair: tuple[str, str], note: str = "") -> str:
     """One self-contained HTML page: nothing it shows comes from outside it."""
     def image(name: str, alt: str) -> str:
         data = base64.b64encode(pictures[name]).decode()
         return f'<p><img src="data:image/png;base64,{data}" alt="{html.escape(alt)}"></p>'
 
-    facts = "".join(f"<li>{html.escape(line[2:]).replace('**', '')}</li>" for line in header(board, records))
+    facts = "".join(f"<li>{html.escape(line[2:]).replace('**', '')}</li>"
+                    for line in header(board, records, note))
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              "<title>nqcsp: the field on one board</title>", f"<style>{_STYLE}</style></head><body>",
              "<h1>The field on one board</h1>",
@@ -507,7 +510,7 @@ def page(board: Board, records: list[Record], command: str, pictures: dict[str, 
 
 
 def report(paths: Sequence[Path], outdir: Path, scatter: tuple[str, str] | None = None,
-           command: str = "python -m benchmarks.field report") -> list[Path]:
+           command: str = "python -m benchmarks.field report", note: str = "") -> list[Path]:
     records = read_results(paths)
     board = board_of(records)
     best = [row["engine"] for row in score_rows(board, None)]
@@ -517,10 +520,10 @@ def report(paths: Sequence[Path], outdir: Path, scatter: tuple[str, str] | None 
             raise ValueError(f"no engine {engine!r} in these results; there are {', '.join(board.engines)}")
     outdir.mkdir(parents=True, exist_ok=True)
     text = outdir / "field.md"
-    text.write_text(markdown(board, records, command))
+    text.write_text(markdown(board, records, command, note))
     pictures = {"cactus": cactus_png(board), "scatter": scatter_png(board, *pair)}
     sheet = outdir / "field.html"
-    sheet.write_text(page(board, records, command, pictures, pair))
+    sheet.write_text(page(board, records, command, pictures, pair, note))
     return [text, sheet]
 
 
@@ -552,6 +555,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     made.add_argument("results", nargs="+", type=Path)
     made.add_argument("--outdir", type=Path, help="default: beside the first results file")
     made.add_argument("--scatter", help="two engines, A,B (default: the two best by Borda)")
+    made.add_argument("--note", default="", help="how the run was made, for the report's header (the "
+                                                 "machine's load, parallel runs)")
     warm = sub.add_parser("warm", help="the cpmpy backend's first and warm call per engine")
     warm.add_argument("--engines", help="comma-separated (default: every installed engine)")
     warm.add_argument("--calls", type=int, default=5, help="warm calls after the first (default 5)")
@@ -566,7 +571,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("error: --scatter takes two engines, A,B", file=sys.stderr)
             return 2
         command = "python -m benchmarks.field report " + " ".join(map(str, args.results))
-        for path in report(args.results, args.outdir or args.results[0].parent, pair, command):  # type: ignore[arg-type]
+        outdir = args.outdir or args.results[0].parent
+        for path in report(args.results, outdir, pair, command, args.note):  # type: ignore[arg-type]
             print(path)
         return 0
     from nqcsp.solvers.cpmpy import installed_engines
