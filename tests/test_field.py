@@ -118,3 +118,29 @@ def test_the_second_look_finds_wrong_answers_a_broken_judge_would_accept(monkeyp
     monkeypatch.setattr(field, "verdict", lambda record, truth: "correct")
     accepted = field.accepted_wrong(field.board_of(RECORDS))
     assert ("b", "i4") in accepted and ("b", "i6") in accepted and ("a", "i3") in accepted
+
+
+def test_the_field_families_and_what_local_search_is_given(monkeypatch, capsys):
+    from naive import naive_has_solution
+
+    from benchmarks.instances import PROB079_ENV, generate
+    from benchmarks.suites import SUITES
+
+    monkeypatch.delenv(PROB079_ENV, raising=False)
+    params = SUITES["field"]["params"]
+    items = generate("field", params)
+    assert "no CSPLib prob079 instances" in capsys.readouterr().err
+    families = {}
+    for item in items:
+        families.setdefault(item["family"], []).append(item)
+    sizes = {family: len(members) for family, members in families.items()}
+    assert sizes == {"peak": 30, "codewars": 31, "one-queen": 4, "blocked": 23}
+    for item in families["blocked"]:
+        cells = [tuple(c) for c in item["queens"]]
+        assert item["expected"] == "UNSAT" and not naive_has_solution(item["n"], cells)
+    given = generate("field", {**params, "families": ("codewars", "one-queen", "blocked"),
+                               "known_solvable_only": True})
+    assert given and all(i["family"] in ("codewars", "one-queen") for i in given)
+    for item in given:
+        if item["n"] <= 10:
+            assert naive_has_solution(item["n"], [tuple(c) for c in item["queens"]])
