@@ -75,6 +75,8 @@ CP_ENGINES = ("ortools", "choco", "pumpkin")
 # Bytes per row of the whole board's model in a CP engine: its interval domains and CPMpy's expressions.
 CP_BYTES_PER_ROW = 4096
 STDERR_TAIL = 800
+# The stats name of the seconds a call waited for its engine's child to start (0 when it was warm).
+START_WAITED_S = "start_waited_s"
 
 
 def engine_modules(engine: str) -> tuple[str, ...]:
@@ -275,7 +277,7 @@ class CpmpySolver:
                                  "start_s": worker.ready.get("start_s") if worker.ready else None,
                                  "versions": worker.ready.get("versions") if worker.ready else None,
                                  BUILD_S: answer.get("build_s"), SEARCH_S: answer.get("search_s"),
-                                 "exit": answer.get("exit")}
+                                 "exit": answer.get("exit"), START_WAITED_S: answer.get("start_waited_s")}
         status = answer.get("status")
         if status == "SAT":
             values = answer.get("values")
@@ -301,10 +303,12 @@ class CpmpySolver:
     def _ask(worker: EngineWorker, problem: Problem, request: dict[str, Any], limits: Limits,
              seed: int | None) -> dict[str, Any]:
         deadline = limits.deadline
+        started = time.perf_counter()
         try:
             if not worker.wait_ready(deadline):
                 # Still starting: it goes on loading for the next call, which then finds it warm.
                 raise OutOfTime("start", time_limit_reason(f"{worker.engine}'s start", limits.time_limit))
+            waited = time.perf_counter() - started
             remaining = limits.remaining()
             answer = worker.ask({**request, "time_limit": remaining, "seed": seed}, deadline)
         except InternalSolverError:
@@ -317,8 +321,10 @@ class CpmpySolver:
             raise
         if answer is None:
             drop(worker)
+            # A fresh child loads now, while the caller goes on: the next call finds it warm.
+            worker_for(worker.engine)
             raise OutOfTime("search", time_limit_reason(f"search ({worker.engine} stopped by the hard stop)",
                                                         limits.time_limit))
         if "error" in answer:
             raise InternalSolverError(f"engine {worker.engine!r} failed on {problem}: {answer['error']}")
-        return answer
+        return {**answer, "start_waited_s": waited}

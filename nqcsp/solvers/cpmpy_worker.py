@@ -78,11 +78,21 @@ def solve(cp: Any, engine: str, request: dict[str, Any]) -> dict[str, Any]:
     if found:
         answer["status"] = "SAT"
         answer["values"] = [int(x.value()) for x in q]
-    elif exit_status == "UNSATISFIABLE":
+    elif exit_status == "UNSATISFIABLE" and search_complete(engine, solver):
         answer["status"] = "UNSAT"
     else:
         answer.update(status="UNKNOWN", stage="search")
     return answer
+
+
+def search_complete(engine: str, solver: Any) -> bool:
+    """Whether an UNSATISFIABLE from CPMpy is the engine's finished search. CPMpy tells Choco's timeout
+    from its "no solution" by its own clock (no solution in less time than the limit: UNSAT), which a stop
+    a hair before the limit fools: the field run of 2026-11-27 got a wrong UNSAT so (Codewars n = 136).
+    Choco's own search state says which it was (TERMINATED, or STOPPED by the limit)."""
+    if engine == "choco":
+        return str(solver.chc_solver.get_search_state()) == "TERMINATED"
+    return True
 
 
 def versions(engine: str) -> dict[str, str]:

@@ -189,3 +189,27 @@ def test_each_engine_answers_or_says_time_limit_on_a_hard_board(engine):
         assert naive_is_solution(300, result.columns.tolist(), queens)
     else:
         assert result.status is Status.UNKNOWN and "time limit" in result.stats["reason"]
+
+
+class _Choco:
+    def __init__(self, state):
+        self.chc_solver = type("Search", (), {"get_search_state": lambda _self: state})()
+
+
+def test_an_unsat_from_choco_counts_only_when_its_search_finished():
+    # CPMpy tells Choco's timeout from "no solution" by its own clock; Choco's search state says which.
+    from nqcsp.solvers.cpmpy_worker import search_complete
+
+    assert search_complete("choco", _Choco("TERMINATED"))
+    assert not search_complete("choco", _Choco("STOPPED"))
+    assert search_complete("z3", object())
+
+
+def test_a_hard_stop_starts_the_next_child_at_once(fake_child):
+    fake_child("hang")
+    worker = cpmpy_backend.worker_for("pumpkin")
+    worker.wait_ready(None)
+    result = nqcsp.solve(8, [(0, 3)], solver="cpmpy", engine="pumpkin", time_limit=0.5)
+    assert result.status is Status.UNKNOWN and worker.proc.poll() is not None
+    replacement = cpmpy_backend._workers["pumpkin"]
+    assert replacement is not worker and replacement.alive()
