@@ -473,8 +473,8 @@ def html_table(rows: list[dict[str, Any]], caption: str) -> str:
         cells = []
         for key, _ in _HTML_COLUMNS:
             value = row[key]
-            shown = f"{value}/{row['instances']}" if key == "solved" else \
-                _seconds(value) if isinstance(value, float) else str(value)
+            shown = f"{value}/{row['instances']}" if key == "solved" else f"{value:.1f}" if key == "borda" \
+                else _seconds(value) if isinstance(value, float) else str(value)
             cells.append(f'<td data-value="{html.escape(str(value))}">{html.escape(shown)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table class="sortable"><caption>{html.escape(caption)}</caption><thead><tr>{head}</tr></thead>'
@@ -493,8 +493,9 @@ def page(board: Board, records: list[Record], command: str, pictures: dict[str, 
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              "<title>nqcsp: the field on one board</title>", f"<style>{_STYLE}</style></head><body>",
              "<h1>The field on one board</h1>",
-             f"<p>Made by <code>{html.escape(command)}</code> from the recorded runs. Click a column's "
-             "title to sort by it.</p>", f"<ul>{facts}</ul>",
+             "<p>The runs: <code>python -m benchmarks run field --publish --prob079 DIR</code> (DIR a copy "
+             f"of CSPLib's <code>Problems/prob079</code>); this page: <code>{html.escape(command)}</code>, "
+             "from the recorded runs only. Click a column's title to sort by it.</p>", f"<ul>{facts}</ul>",
              html_table(score_rows(board, None), "Overall"),
              image("cactus", "cactus plot of every engine"),
              image("scatter", f"scatter plot of {scatter_pair[0]} against {scatter_pair[1]}")]
