@@ -265,6 +265,8 @@ class CpmpySolver:
               engine: str = DEFAULT_ENGINE, **options: Any) -> Result:
         clock = Clock(limits)
         request, residual = request_for(problem, limits, engine)
+        # No child is started for a call whose time is already spent: it would load for nobody.
+        limits.check_time("start")
         worker = worker_for(engine)
         wait = limits.remaining()
         if not worker.lock.acquire(timeout=-1 if wait is None else wait):
