@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from benchmarks.instances import PROB079_ENV
 from benchmarks.peers import SHIFTQUEENS_ENV
 from benchmarks.runner import DEFAULT_OUT, PUBLISHED_DIR, run_suite
 from benchmarks.suites import SUITES
@@ -40,6 +41,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--shiftqueens", action="append", type=Path, metavar="PATH",
                      help=f"a shiftqueens binary (CSPLib prob079), repeatable, tried in order; "
                           f"default ${SHIFTQUEENS_ENV}")
+    run.add_argument("--prob079", type=Path, metavar="DIR",
+                     help=f"a copy of CSPLib's Problems/prob079 for the field suite; default ${PROB079_ENV}")
     run.add_argument("--warmup-timeout", type=positive_float_arg, default=600.0,
                      help="seconds for the untimed warm-up")
     run.add_argument("--keep-queens", type=int, default=200, metavar="N",
@@ -116,6 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.shiftqueens:
         # The worker processes inherit it: that is how the peer learns the binaries.
         os.environ[SHIFTQUEENS_ENV] = os.pathsep.join(str(p.resolve()) for p in args.shiftqueens)
+    if args.prob079:
+        if not (args.prob079 / "data").is_dir():
+            print(f"error: {args.prob079} is not a copy of CSPLib's Problems/prob079 (no data/)",
+                  file=sys.stderr)
+            return 2
+        os.environ[PROB079_ENV] = str(args.prob079.resolve())
     if args.publish and not (PUBLISHED_DIR.parent.parent / "pyproject.toml").is_file():
         print(f"error: --publish writes the tables of a checkout, and {PUBLISHED_DIR} is not in one",
               file=sys.stderr)

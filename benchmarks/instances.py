@@ -267,6 +267,77 @@ def proof_batches(max_n: int = BRUTE_FORCE_MAX_N, triples: tuple[int, ...] = (8,
            "task": "batch", "batch": boards}
 
 
+# Where the field suite finds a copy of CSPLib's Problems/prob079 (its data/ and models/), taken by path:
+# nothing of it is in this repository (``python -m benchmarks run field --prob079 DIR`` sets it).
+PROB079_ENV = "NQCSP_PROB079"
+
+
+def prob079(sizes: list[int], per_size: int, below_n: int = 2) -> Iterator[Instance]:
+    """CSPLib prob079's excluded-diagonals instances, the first ``per_size`` of each board size s (by file
+    name), converted by CSPLib's own ``diagtoqueens.py`` into completion problems (N = 2,500 to 5,500,
+    s free rows), as benchmarks/certified.py converts them. Their status is not known in advance. Without
+    ``$NQCSP_PROB079`` none, with a note on stderr."""
+    import os
+    import pathlib
+    import sys
+    import tempfile
+
+    from benchmarks.certified import instances
+
+    where = os.environ.get(PROB079_ENV)
+    if not where:
+        print(f"note: no CSPLib prob079 instances: ${PROB079_ENV} names no copy of Problems/prob079",
+              file=sys.stderr)
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        found = instances(pathlib.Path(where), range(min(sizes), max(sizes) + 1), per_size, below_n,
+                          pathlib.Path(scratch) / "prob079.jsonl")
+    for item in found:
+        if item["size"] in sizes:
+            yield make_instance("prob079", item["n"], item["queens"], tag=item["name"])
+
+
+def field(prob079_sizes: list[int], prob079_per_size: int, peaks: list[tuple[int, int]], peak_count: int,
+          one_queen: list[int], triples: tuple[int, ...], triples_per_n: int, codewars_seed: int = 2017,
+          families: tuple[str, ...] | None = None, known_solvable_only: bool = False) -> Iterator[Instance]:
+    """The field suite's five families, each instance's ``family`` one of them: ``prob079`` (CSPLib's,
+    converted), ``peak`` (random completions at the hardness peak), ``codewars``, ``one-queen`` (one
+    mandatory queen at (n // 2, n // 3)) and ``blocked`` (a blocked cell of each symmetry class up to
+    n = 12, and queens on rows 0-2 that leave no solution: UNSAT by brute force). ``families`` keeps only
+    those; ``known_solvable_only`` only the instances known to have a solution before any solver runs (one
+    queen on a board above 12, or brute force said so): what local search is given."""
+    for item in _field_families(prob079_sizes, prob079_per_size, peaks, peak_count, one_queen, triples,
+                                triples_per_n, codewars_seed, families):
+        if not known_solvable_only or item["expected"] == "SAT" or (item["m"] == 1 and item["n"] > 12):
+            yield item
+
+
+def _field_families(prob079_sizes: list[int], prob079_per_size: int, peaks: list[tuple[int, int]],
+                    peak_count: int, one_queen: list[int], triples: tuple[int, ...], triples_per_n: int,
+                    codewars_seed: int, families: tuple[str, ...] | None) -> Iterator[Instance]:
+    def wanted(family: str) -> bool:
+        return families is None or family in families
+
+    if wanted("prob079"):
+        yield from prob079(prob079_sizes, prob079_per_size)
+    if wanted("peak"):
+        for item in completion(peaks, peak_count):
+            yield {**item, "family": "peak"}
+    if wanted("codewars"):
+        for item in codewars(codewars_seed):
+            yield {**item, "family": "codewars"}
+    if wanted("one-queen"):
+        for n in one_queen:
+            cell = (n // 2, n // 3)
+            yield make_instance("one-queen", n, [cell], expected=expected_status(n, [cell]))
+    if wanted("blocked"):
+        for item in blockades(up_to_symmetry=True):
+            yield {**item, "family": "blocked"}
+        for n in triples:
+            for k, queens in enumerate(unsat_triples(n, triples_per_n)):
+                yield make_instance("blocked", n, queens, tag=f"triple-{k}", expected="UNSAT")
+
+
 FAMILIES: dict[str, Callable[..., Iterator[Instance]]] = {
     "big": big_boards,
     "codewars": codewars,
@@ -277,6 +348,7 @@ FAMILIES: dict[str, Callable[..., Iterator[Instance]]] = {
     "limits": limits,
     "counting": counting,
     "proofs": proof_batches,
+    "field": field,
 }
 
 

@@ -158,30 +158,91 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
+def payload(job: Job, keep_queens_max_n: int) -> dict[str, Any]:
+    return {"solver": job.config.solver, "options": job.config.options, "instance": job.instance,
+            "seed": job.seed, "timeout": job.timeout, "keep_queens_max_n": keep_queens_max_n}
+
+
+def start_worker(stderr: Any) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "benchmarks.worker"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=stderr, env=worker_env(), cwd=str(ROOT),
+                            start_new_session=True)
+
+
+def crash_record(proc: subprocess.Popen[bytes], stderr: Any) -> dict[str, Any]:
+    proc.wait()
+    stderr.seek(0)
+    tail = stderr.read().decode(errors="replace")[-1500:]
+    return {"status": "CRASH", "error": f"worker exited with code {proc.returncode}: {tail}"}
+
+
 def run_job(job: Job, *, warmup_timeout: float = 600.0, keep_queens_max_n: int = 200) -> dict[str, Any]:
     """Run one job in a fresh worker process and return what it reported (or TIMEOUT / CRASH), with
     whether it kept its time limit."""
-    payload = {"solver": job.config.solver, "options": job.config.options, "instance": job.instance,
-               "seed": job.seed, "timeout": job.timeout, "keep_queens_max_n": keep_queens_max_n}
     with tempfile.TemporaryFile() as stderr:
-        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.worker"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=stderr, env=worker_env(), cwd=str(ROOT),
-                                start_new_session=True)
+        proc = start_worker(stderr)
         assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(json.dumps(payload).encode())
+        proc.stdin.write(json.dumps(payload(job, keep_queens_max_n)).encode())
         proc.stdin.close()
         record, warmup = _read_reports(proc, job.timeout, warmup_timeout)
         if record is None:
-            proc.wait()
-            stderr.seek(0)
-            tail = stderr.read().decode(errors="replace")[-1500:]
-            record = {"status": "CRASH", "error": f"worker exited with code {proc.returncode}: {tail}"}
+            record = crash_record(proc, stderr)
         else:
             # Whatever the worker left running in its group (a peer's own child) ends with the run.
             kill_group(proc)
     record.update(warmup)
     record.update(promise(record, job.timeout))
     return record
+
+
+class Session:
+    """One worker for a line's jobs (a suite with ``"session": true``): warmed up once, each later job
+    timed from when it is sent; a worker that was killed or crashed is replaced for the next job."""
+
+    def __init__(self, warmup_timeout: float, keep_queens_max_n: int) -> None:
+        self.warmup_timeout = warmup_timeout
+        self.keep_queens_max_n = keep_queens_max_n
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.stderr: Any = None
+        self.jobs = 0
+
+    def run(self, job: Job) -> dict[str, Any]:
+        fresh = self.proc is None or self.proc.poll() is not None
+        if fresh:
+            self.close()
+            self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close(), with the worker)
+            self.proc = start_worker(self.stderr)
+            self.jobs = 0
+        assert self.proc is not None and self.proc.stdin is not None
+        line = {**payload(job, self.keep_queens_max_n), "session": True}
+        try:
+            self.proc.stdin.write((json.dumps(line) + "\n").encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            record: dict[str, Any] | None = None
+            warmup: dict[str, Any] = {}
+        else:
+            record, warmup = _read_reports(self.proc, job.timeout, self.warmup_timeout, ready=not fresh)
+        self.jobs += 1
+        if record is None:
+            record = crash_record(self.proc, self.stderr)
+            self.close()
+        elif record["status"] in ("TIMEOUT", "ERROR") and self.proc.poll() is None:
+            self.close()
+        record.update(warmup if fresh else {"warm_job": self.jobs})
+        record.update(promise(record, job.timeout))
+        return record
+
+    def close(self) -> None:
+        if self.proc is not None:
+            if self.proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    self.proc.stdin.close()
+            kill_group(self.proc)
+            self.proc = None
+        if self.stderr is not None:
+            self.stderr.close()
+            self.stderr = None
 
 
 def allowed_overshoot(time_limit: float) -> float:
@@ -200,16 +261,17 @@ def promise(record: dict[str, Any], time_limit: float) -> dict[str, Any]:
     return {"overshoot_s": wall - time_limit, "kept_limit": kept}
 
 
-def _read_reports(proc: subprocess.Popen[bytes], timeout: float,
-                  warmup_timeout: float) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """Read READY then RESULT, each against its own deadline; kill the worker when a deadline passes."""
+def _read_reports(proc: subprocess.Popen[bytes], timeout: float, warmup_timeout: float,
+                  ready: bool = False) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """Read READY then RESULT, each against its own deadline; kill the worker when a deadline passes.
+    ``ready``: a session's worker that warmed up already; only RESULT comes, timed from now."""
     assert proc.stdout is not None
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ)
     buffer = b""
     warmup: dict[str, Any] = {}
-    deadline = time.monotonic() + warmup_timeout
-    ready_at: float | None = None
+    ready_at: float | None = time.monotonic() if ready else None
+    deadline = ready_at + timeout * 1.1 + 1.0 if ready_at is not None else time.monotonic() + warmup_timeout
     try:
         while True:
             left = deadline - time.monotonic()
@@ -329,7 +391,8 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
             bar.update(1)
             continue
         lines.setdefault(line_key, []).append(job)
-    tasks = [(line, stop_after, warmup_timeout, keep_queens_max_n) for line in lines.values()]
+    tasks = [(line, stop_after, warmup_timeout, keep_queens_max_n, suite.get("session", False))
+             for line in lines.values()]
     if executor is None:
         outcomes = ((index, run_line(*task)) for index, task in enumerate(tasks))
     else:
@@ -357,14 +420,27 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
 
 
 def run_line(line: list[Job], stop_after: bool, warmup_timeout: float,
-             keep_queens_max_n: int) -> list[tuple[Job, dict[str, Any]]]:
-    """Run one line's jobs in order; with ``stop_after``, none after the first that ran out of time."""
+             keep_queens_max_n: int, session: bool = False) -> list[tuple[Job, dict[str, Any]]]:
+    """Run one line's jobs in order (boards growing); with ``stop_after``, none on a board larger than the
+    first that ran out of time (the other instances of that size still run). With ``session``, in one
+    worker (``Session``), else each in a fresh one."""
     reports = []
-    for job in line:
-        report = run_job(job, warmup_timeout=warmup_timeout, keep_queens_max_n=keep_queens_max_n)
-        reports.append((job, report))
-        if stop_after and gave_up({**report, "timeout": job.timeout}):
-            break
+    worker = Session(warmup_timeout, keep_queens_max_n) if session else None
+    gave_up_at: int | None = None
+    try:
+        for job in line:
+            if gave_up_at is not None and job.instance["n"] > gave_up_at:
+                break
+            if worker is not None:
+                report = worker.run(job)
+            else:
+                report = run_job(job, warmup_timeout=warmup_timeout, keep_queens_max_n=keep_queens_max_n)
+            reports.append((job, report))
+            if stop_after and gave_up_at is None and gave_up({**report, "timeout": job.timeout}):
+                gave_up_at = job.instance["n"]
+    finally:
+        if worker is not None:
+            worker.close()
     return reports
 
 

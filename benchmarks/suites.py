@@ -13,7 +13,9 @@ A suite is a dict:
 - ``timeout``: seconds per run, given to the solver as its ``time_limit`` (``--timeout`` overrides), or
   ``time_limits``: several, one run per limit (a configuration dict may have ``time_limits`` of its own);
 - ``stop_after_timeout``: once a configuration runs out of time on a board, skip its larger boards;
-- ``complete_only``: run only solvers that can prove UNSAT.
+- ``complete_only``: run only solvers that can prove UNSAT;
+- ``session``: each line (a configuration on one family) in one worker process, warmed up once (see
+  benchmarks/worker.py); otherwise every run has a fresh worker.
 
 Every run records whether the call kept its time limit (returned within max(10%, 0.5 s) of it); a run the
 runner had to kill is recorded as TIMEOUT, a broken promise.
@@ -90,6 +92,22 @@ def sat_proof_configs() -> list[dict[str, Any]]:
     return [{"solver": "sat", "options": {"proof": True, "sat_solver": s, "encoding": e}, "label": f"{s}/{e}"}
             for s in PROOF_SOLVERS for e in PROOF_ENCODINGS]
 
+
+# The field: every complete engine reachable here, each a program of its own, side by side. nqcsp's sat
+# backend searches with the named PySAT solver and proves an UNSAT with it when its DRAT proofs are checked
+# here (PROOF_SOLVERS), else with CaDiCaL 1.9.5. Local search runs on the instances known to be solvable.
+FIELD_SAT_SOLVERS = ("cadical195", "kissat404", "glucose4", "minisat22", "cryptominisat5", "lingeling",
+                     "maplechrono")
+FIELD_CPMPY_ENGINES = ("choco", "exact", "z3", "pumpkin", "highs")
+FIELD_CONFIGS = [
+    "backtrack", "cpsat", "minizinc",
+    *({"solver": "sat", "options": {"sat_solver": name}, "label": f"sat/{name}"}
+      for name in FIELD_SAT_SOLVERS),
+    *({"solver": "cpmpy", "options": {"engine": name}, "label": f"cpmpy/{name}"}
+      for name in FIELD_CPMPY_ENGINES),
+    *({"solver": name, "params": {"families": ("codewars", "one-queen"), "known_solvable_only": True}}
+      for name in ("qs4", "minconflicts")),
+]
 
 SUITES: dict[str, dict[str, Any]] = {
     "big": {
@@ -186,6 +204,20 @@ SUITES: dict[str, dict[str, Any]] = {
                      "time_limits": [0.5, 2.0, 8.0]}],
         "seeds": [0],
         "time_limits": [0.5, 2.0],
+    },
+    "field": {
+        "description": "the field on one board: every complete engine here (nqcsp's, PySAT's SAT solvers, "
+                       "Gecode, CPMpy's Choco, Exact, Z3, Pumpkin, HiGHS) on CSPLib prob079 (--prob079 DIR), "
+                       "peak completions, Codewars, one queen on n = 10^2..10^5 and blocked cells",
+        "family": "field",
+        "params": {"prob079_sizes": list(range(10, 22)), "prob079_per_size": 2,
+                   "peaks": [(n, n - free) for free, n in PEAK_FREE_ROWS.items()], "peak_count": 6,
+                   "one_queen": [10**2, 10**3, 10**4, 10**5], "triples": (8, 10, 12), "triples_per_n": 5},
+        "configs": FIELD_CONFIGS,
+        "seeds": [0],
+        "timeout": 10,
+        "stop_after_timeout": True,
+        "session": True,
     },
     "backtrack": {
         "description": "the bitboard engine: count(14..17), count(14) without symmetry, all of n = 12",

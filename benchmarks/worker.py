@@ -10,6 +10,10 @@ Protocol (the runner's side is in runner.py):
 3. independent evaluation after the timer stops: ``nqcsp.verify`` on the answer, peak RSS; then print
    ``RESULT {...}``.
 The runner measures its wall-clock deadline from READY and kills the process group when it passes.
+
+A suite with ``"session": true`` sends a line's jobs to one worker, one JSON line each: the first is
+warmed up for, the next ones are timed from when they are sent (no warm-up, no READY); a worker the runner
+killed is replaced by a fresh one for the next job. Peak RSS is then the session's so far.
 """
 
 from __future__ import annotations
@@ -184,7 +188,8 @@ def run_task(name: str, options: dict[str, Any], instance: dict[str, Any],
     raise ValueError(f"unknown task {task!r}")
 
 
-def run(job: dict[str, Any]) -> dict[str, Any]:
+def run(job: dict[str, Any], warm: bool = False) -> dict[str, Any]:
+    """One job; its warm-up first, unless this process has warmed up for its configuration already."""
     name, options = job["solver"], job.get("options", {})
     instance = job["instance"]
     n, queens = instance["n"], [tuple(cell) for cell in instance["queens"]]
@@ -194,9 +199,10 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     elif name not in TASKS:
         solve = nqcsp_solver(name, options)
 
-    started = time.perf_counter()
-    warm_up(name, options, solve)
-    emit("READY", {"warmup_s": time.perf_counter() - started})
+    if not warm:
+        started = time.perf_counter()
+        warm_up(name, options, solve)
+        emit("READY", {"warmup_s": time.perf_counter() - started})
 
     if name in TASKS or instance.get("task", "solve") != "solve":
         record = run_task(name, options, instance, solve, job)
@@ -227,21 +233,30 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def main() -> int:
-    job = json.loads(sys.stdin.read())
+def attempt(job: dict[str, Any], warm: bool) -> dict[str, Any]:
     try:
-        record = run(job)
+        return run(job, warm)
     except PeerSkipped as exc:
-        record = {"status": "SKIPPED", "error": str(exc)}
+        return {"status": "SKIPPED", "error": str(exc)}
     except MemoryError:
-        record = {"status": "MEMOUT", "error": "MemoryError"}
+        return {"status": "MEMOUT", "error": "MemoryError"}
     except nqcsp.InternalSolverError as exc:
         # A broken contract (say an unverifiable SAT answer) is a finding, recorded as such.
-        record = {"status": "WRONG", "error": str(exc)[:1000]}
+        return {"status": "WRONG", "error": str(exc)[:1000]}
     except Exception as exc:
-        record = {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"[:1000],
-                  "traceback": traceback.format_exc()[-2000:]}
-    emit("RESULT", record)
+        return {"status": "ERROR", "error": f"{type(exc).__name__}: {exc}"[:1000],
+                "traceback": traceback.format_exc()[-2000:]}
+
+
+def main() -> int:
+    """One job (its JSON is all of stdin), or with ``"session": true`` a session: the first job a line,
+    warmed up once, then one job a line, each answered when it is read, until stdin ends."""
+    job = json.loads(sys.stdin.readline())
+    emit("RESULT", attempt(job, warm=False))
+    if job.get("session"):
+        for line in sys.stdin:
+            if line.strip():
+                emit("RESULT", attempt(json.loads(line), warm=True))
     return 0
 
 

@@ -360,6 +360,21 @@ def test_larger_boards_are_skipped_after_a_timeout_and_claims_are_judged_by_trut
     assert records[0]["verified"] is None and judge(records)[0]["correct"] is True
 
 
+def test_a_session_runs_a_lines_jobs_in_one_worker_and_replaces_a_killed_one(tmp_path):
+    # count(19) has no time limit of its own: the runner kills the session's worker, and the next job
+    # gets a fresh one (warmed up again), not the dead one.
+    out = tmp_path / "session.jsonl"
+    suite = {"family": "counting", "params": {"sizes": [8, 9, 19, 20]}, "configs": ["count"], "timeout": 0.3,
+             "session": True}
+    run_suite("session", suite, out, progress=False)
+    records = sorted(read_results([out]), key=lambda r: r["n"])
+    assert [(r["n"], r["status"]) for r in records] == [(8, "DONE"), (9, "DONE"), (19, "TIMEOUT"),
+                                                        (20, "TIMEOUT")]
+    assert records[0]["verified"] is True and records[1]["verified"] is True
+    assert "warmup_s" in records[0] and records[1].get("warm_job") == 2 and "warmup_s" not in records[1]
+    assert "warmup_s" in records[3] and "warm_job" not in records[3]
+
+
 # ---------------------------------------------------------------- the command line
 
 def test_cli_works_as_module_from_another_directory_and_as_script(tmp_path):

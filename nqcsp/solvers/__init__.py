@@ -46,6 +46,11 @@ class BackendSpec:
     # Writes an LRAT proof as it searches: the caller hands it a ``nqcsp.proof.certify.ProofChannel`` as
     # ``proofs``, so that the check and its verdict stay with the certifying side.
     writes_proofs: bool = False
+    # An outside engine: its UNSAT is a claim no method of nqcsp re-checks, so ``auto`` never runs it
+    # (it decides with a certified answer instead) and only the benchmarks compare its claims.
+    outside: bool = False
+    # How to install what it needs, said when it is missing.
+    install: str = ""
 
     def takes(self, free_rows: int) -> bool:
         return self.max_free is None or free_rows <= self.max_free
@@ -112,6 +117,13 @@ _SPECS: tuple[BackendSpec, ...] = (
                 "MiniZinc on models/nqueens.mzn (AllDifferent on q, q + r, q - r), Gecode by default",
                 (Option("mzn_solver", "gecode", "custom", "MiniZinc solver id (gecode, chuffed, ...)",
                         check=_lazy_check("nqcsp.solvers.minizinc", "check_solver_id")),)),
+    BackendSpec("cpmpy", "nqcsp.solvers.cpmpy", "CpmpySolver", True, ("cpmpy",),
+                "CPMpy's one model (AllDifferent on q, q + r, q - r) on an engine of the field, in a child "
+                "process: Choco, Exact, Z3, Pumpkin, HiGHS, OR-Tools, PySAT; UNSAT is the engine's claim",
+                (Option("engine", "ortools", "custom", "CPMpy engine: ortools, choco, exact, z3, pumpkin, "
+                        "highs, pysat or pysat:NAME (an unknown name lists the installed ones)",
+                        check=_lazy_check("nqcsp.solvers.cpmpy", "check_engine")),),
+                outside=True, install="pip install 'nqcsp[field]'"),
 )
 
 _BY_NAME = {spec.name: spec for spec in _SPECS}
@@ -193,10 +205,12 @@ def _requirement_text(requirement: str) -> str:
 
 def require_installed(name: str) -> None:
     """MissingDependency naming what backend ``name`` lacks; ValueError/TypeError for a bad name."""
-    missing = [r for r in spec(name).requires if not _present(r)]
+    backend = spec(name)
+    missing = [r for r in backend.requires if not _present(r)]
     if missing:
+        how = f": {backend.install}" if backend.install else ""
         raise MissingDependency(f"solver {name!r} needs {' and '.join(map(_requirement_text, missing))}, "
-                                "which is not installed")
+                                f"which is not installed{how}")
 
 
 def get_solver(name: str) -> Solver:

@@ -63,15 +63,16 @@ def free_rows(problem: Problem) -> int:
 
 
 def complete_backends(problem: Problem, policy: Policy = POLICY) -> list[str]:
-    """Installed complete backends that take this residual board, in the policy's order."""
+    """Installed complete backends that take this residual board, in the policy's order; never an
+    outside engine, whose UNSAT nothing here can certify."""
     facts = {s.name: s for s in specs()}
     free = free_rows(problem)
     completion = free <= policy.backtrack_first_free_up_to or len(problem.queen_array) >= free
     preferred = policy.complete_order if completion else policy.open_board_order
     ordered = [name for name in preferred if name in facts]
     ordered += [s.name for s in specs() if s.complete and s.name not in ordered]
-    return [name for name in ordered
-            if facts[name].complete and facts[name].takes(free) and is_installed(name)]
+    return [name for name in ordered if facts[name].complete and not facts[name].outside
+            and facts[name].takes(free) and is_installed(name)]
 
 
 def local_search_budget(problem: Problem, policy: Policy = POLICY) -> float | None:

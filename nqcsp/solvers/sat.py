@@ -27,7 +27,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +74,9 @@ BROKEN_PROOF_SOLVERS = {
 }
 # Solvers that ignore assumptions, so the hint cannot guide them.
 NO_ASSUMPTIONS = ("kissat404",)
+# Solvers that PySAT can run only once (Kissat aborts the whole process on a second call: "incremental
+# solving not supported"): each conflict budget then runs on a fresh copy of the formula.
+SINGLE_SHOT = ("kissat404",)
 # Rows the hint leaves free at first, besides its attacked queens; the sample grows this factor per try.
 REPAIR_FIRST_SAMPLE = 32
 REPAIR_GROWTH = 4
@@ -91,8 +94,10 @@ def canonical_solver_name(name: object) -> str:
     if not isinstance(name, str):
         raise TypeError(f"sat_solver must be a PySAT solver name (str), got {name!r}")
     for canonical, aliases in vars(SolverNames).items():
-        if not canonical.startswith("_") and name.lower() in aliases:
-            return canonical
+        if not canonical.startswith("_") and name.lower() in (canonical, *aliases):
+            # PySAT's own key is not always one of the names its Solver takes (CryptoMiniSat's
+            # "cryptosat" is not): then its last alias, which it takes.
+            return canonical if canonical in aliases else aliases[-1]
     known = ", ".join(k for k in vars(SolverNames) if not k.startswith("_"))
     raise ValueError(f"unknown SAT solver {name!r}; PySAT knows: {known}")
 
@@ -142,8 +147,10 @@ def new_solver(name: str, clauses: Sequence[Sequence[int]], formula: Formula | N
     return solver
 
 
-def run_solver(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | None:
-    """True, False, or None when the time limit ran out first."""
+def run_solver(solver: Any, assumptions: Sequence[int], clock: Clock,
+               renew: Callable[[], Any] | None = None) -> bool | None:
+    """True, False, or None when the time limit ran out first. ``renew`` (for a solver of SINGLE_SHOT)
+    returns a fresh solver loaded with the same formula, for each conflict budget after the first."""
     remaining = clock.remaining()
     if remaining is None:
         return solver.solve(assumptions=assumptions)
@@ -152,7 +159,7 @@ def run_solver(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | 
     try:
         solver.clear_interrupt()
     except NotImplementedError:
-        return run_with_budget(solver, assumptions, clock)
+        return run_with_budget(solver, assumptions, clock, renew)
     timer = threading.Timer(remaining, solver.interrupt)
     timer.start()
     try:
@@ -162,7 +169,8 @@ def run_solver(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | 
         solver.clear_interrupt()
 
 
-def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock) -> bool | None:
+def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock,
+                    renew: Callable[[], Any] | None = None) -> bool | None:
     """For solvers that cannot be interrupted (CaDiCaL): growing conflict budgets, the clock between.
 
     Each budget doubles the last but is capped by the conflicts the last one's rate fits into half the
@@ -170,10 +178,18 @@ def run_with_budget(solver: Any, assumptions: Sequence[int], clock: Clock) -> bo
     budgets either (Lingeling) runs to the end: the time limit cannot stop it.
     """
     budget = 1000
+    first = True
     while not clock.expired():
         started = time.perf_counter()
+        if not first and renew is not None:
+            solver = renew()
+        first = False
         try:
             solver.conf_budget(budget)
+            # CryptoMiniSat takes a time limit too, and refuses a call without one.
+            time_budget = getattr(getattr(solver, "solver", None), "time_budget", None)
+            if time_budget is not None:
+                time_budget(max(clock.remaining() or 0.0, 1e-3))
             status = solver.solve_limited(assumptions=assumptions)
         except NotImplementedError:
             return solver.solve(assumptions=assumptions)
@@ -251,8 +267,15 @@ def search(residual: Residual, encoding: str, sat_solver: str, hint: bool, limit
         clauses = formula.clauses()
     loaded = sum(map(len, clauses)) + sum(lines.size for lines in formula.atmost_lines)
     limits.need_time("build", LOAD_S_PER_LITERAL * loaded)
-    solver = new_solver(sat_solver, clauses, formula)
-    del clauses
+    current = [new_solver(sat_solver, clauses, formula)]
+
+    def renew() -> Any:
+        current[0].delete()
+        current[0] = new_solver(sat_solver, clauses, formula)
+        return current[0]
+
+    if sat_solver not in SINGLE_SHOT:
+        del clauses  # the solver holds its copy; only a single-shot solver needs them again
     stats: dict[str, Any] = {"encoding": encoding, "sat_solver": sat_solver, "cnf_vars": formula.num_vars,
                              "cnf_clauses": formula.num_clauses,
                              "native_atmost": sum(len(lines) for lines in formula.atmost_lines)}
@@ -262,13 +285,13 @@ def search(residual: Residual, encoding: str, sat_solver: str, hint: bool, limit
         clock = Clock(limits)
         status = None
         if hint and residual.size >= 4 and sat_solver not in NO_ASSUMPTIONS:
-            status, stats["hint_tries"] = repair_hint(residual, solver, clock, seed)
+            status, stats["hint_tries"] = repair_hint(residual, current[0], clock, seed)
         if status is None:
-            status = run_solver(solver, [], clock)
-        queens = lift_model(residual, solver.get_model()) if status else None
-        stats.update(solver_stats(solver))
+            status = run_solver(current[0], [], clock, renew if sat_solver in SINGLE_SHOT else None)
+        queens = lift_model(residual, current[0].get_model()) if status else None
+        stats.update(solver_stats(current[0]))
     finally:
-        solver.delete()
+        current[0].delete()
     stats[SEARCH_S] = clock.elapsed()
     if status is None:
         raise OutOfTime("search", time_limit_reason("search", limits.time_limit))

@@ -19,6 +19,22 @@ INSTALLED = [info.name for info in nqcsp.available_solvers() if info.installed]
 COMPLETE = [name for name in INSTALLED if spec(name).complete]
 
 
+def _configurations(names):
+    """Each backend with its defaults, and the cpmpy backend once per installed engine: each engine is a
+    program of its own that must keep the protocol."""
+    configs = [pytest.param(name, {}, id=name) for name in names]
+    if "cpmpy" in names:
+        from nqcsp.solvers.cpmpy import DEFAULT_ENGINE, installed_engines
+
+        configs += [pytest.param("cpmpy", {"engine": engine}, id=f"cpmpy-{engine}")
+                    for engine in installed_engines() if engine != DEFAULT_ENGINE]
+    return configs
+
+
+CONFIGURATIONS = _configurations(INSTALLED)
+COMPLETE_CONFIGURATIONS = _configurations(COMPLETE)
+
+
 @pytest.mark.parametrize("name", INSTALLED)
 def test_an_unknown_option_is_named(name):
     with pytest.raises(TypeError, match="bogus"):
@@ -59,11 +75,11 @@ BRUTE_FORCE_CASES = [(8, [(0, 3)]), (6, [(0, 0)]), (7, [(2, 3)]), (9, [(0, 0), (
                      (5, [(0, 0), (2, 1)])]
 
 
-@pytest.mark.parametrize("name", INSTALLED)
-def test_answers_agree_with_brute_force(name):
+@pytest.mark.parametrize("name,options", CONFIGURATIONS)
+def test_answers_agree_with_brute_force(name, options):
     solved = 0
     for n, queens in BRUTE_FORCE_CASES:
-        result = solve(n, queens, solver=name, seed=1, time_limit=30)
+        result = solve(n, queens, solver=name, seed=1, time_limit=30, **options)
         assert result.solver == name, (n, queens, result.solver)
         truth = naive_has_solution(n, queens)
         if result.status is Status.SAT:
@@ -81,25 +97,25 @@ def test_answers_agree_with_brute_force(name):
                       else 1), name
 
 
-@pytest.mark.parametrize("name", COMPLETE)
-def test_a_complete_backend_decides_a_blockade_with_a_certificate(name):
-    result = solve(6, [(1, 1)], solver=name, time_limit=30)
+@pytest.mark.parametrize("name,options", COMPLETE_CONFIGURATIONS)
+def test_a_complete_backend_decides_a_blockade_with_a_certificate(name, options):
+    result = solve(6, [(1, 1)], solver=name, time_limit=30, **options)
     assert result.solver == name and not naive_has_solution(6, [(1, 1)])
     assert result.status is Status.UNSAT and result.certificate is not None
 
 
-@pytest.mark.parametrize("name", INSTALLED)
-def test_a_spent_deadline_gives_unknown_naming_the_stage(name):
+@pytest.mark.parametrize("name,options", CONFIGURATIONS)
+def test_a_spent_deadline_gives_unknown_naming_the_stage(name, options):
     with Stopwatch() as watch:
-        result = solve(300, [(0, 7), (5, 100)], solver=name, time_limit=1e-9, seed=0)
+        result = solve(300, [(0, 7), (5, 100)], solver=name, time_limit=1e-9, seed=0, **options)
     assert watch.seconds < 1.5, watch
     assert result.status is Status.UNKNOWN
     assert "time limit" in result.stats["reason"] and result.stats["stage"] in result.stats["reason"]
 
 
-@pytest.mark.parametrize("name", INSTALLED)
-def test_a_small_memory_limit_gives_unknown_naming_the_size(name):
-    result = solve(10**7, [(5, 17)], solver=name, memory_limit=2**20, time_limit=20)
+@pytest.mark.parametrize("name,options", CONFIGURATIONS)
+def test_a_small_memory_limit_gives_unknown_naming_the_size(name, options):
+    result = solve(10**7, [(5, 17)], solver=name, memory_limit=2**20, time_limit=20, **options)
     assert result.status is Status.UNKNOWN
     reason = result.stats["reason"]
     max_free = spec(name).max_free

@@ -379,3 +379,31 @@ def test_hostile_dimacs_text_parses_or_is_a_value_error(text):
         return
     assert cnf.num_vars >= 0
     assert all(0 < abs(lit) <= cnf.num_vars for clause in cnf.clauses() for lit in clause)
+
+
+_SINGLE_SHOT_PROGRAM = """
+import json, sys, nqcsp
+n, row, col, name = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+r = nqcsp.solve(n, [(row, col)], solver="sat", sat_solver=name, time_limit=60, seed=0)
+cols = None if r.columns is None else r.columns.tolist()
+print(r.status.value, r.stats.get("sat_solver"), json.dumps(cols))
+"""
+
+
+@pytest.mark.parametrize("name", ["kissat404", "cryptominisat5"])
+def test_a_solver_pysat_runs_once_or_without_a_time_limit_still_answers_under_one(name):
+    # Kissat aborted the whole process on its second conflict budget ("incremental solving not
+    # supported"; n = 100 needs more than the first), and PySAT handed CryptoMiniSat no time limit, which
+    # it refuses: a process of its own, so that an abort is seen as one.
+    import json
+    import subprocess
+    import sys
+
+    from naive import naive_is_solution
+
+    done = subprocess.run([sys.executable, "-c", _SINGLE_SHOT_PROGRAM, "100", "50", "33", name],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-500:]
+    status, used, columns = done.stdout.split(" ", 2)
+    assert status == "SAT" and used == name
+    assert naive_is_solution(100, json.loads(columns), [(50, 33)])

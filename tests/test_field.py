@@ -1,0 +1,146 @@
+"""The field's scores (benchmarks/field.py) on hand-made records: judging, PAR-2, VBS, marginal
+contributions, Borda, wrong answers shown, and the self-contained page. Every expected figure below is
+worked out by hand from the records, not by the code under test."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from benchmarks import field
+
+
+def run(config, instance, status, wall, *, verified=None, checked=False, expected=None, family="peak",
+        solver=None, timeout=10.0, **extra):
+    record = {"suite": "field", "config": config, "solver": solver or config.split("/")[0],
+              "instance": instance, "family": family, "n": 8, "m": 1, "expected": expected,
+              "timeout": timeout, "status": status, "wall_s": wall,
+              "date": "2026-11-27T00:00:00+00:00", "versions": {}, "machine": {}}
+    if verified is not None:
+        record["verified"] = verified
+    if status == "UNSAT":
+        record["certificate"] = {"kind": "lrat" if checked else "claim",
+                                 "checked_by": ["nqcsp-lrat"] if checked else []}
+    record.update(extra)
+    return record
+
+
+RECORDS = [
+    # i1: SAT, both solve (a: 1 s, b: 3 s)
+    run("a", "i1", "SAT", 1.0, verified=True), run("b", "i1", "SAT", 3.0, verified=True),
+    # i2: UNSAT certified by a (2 s); b's claim (4 s) is confirmed by it
+    run("a", "i2", "UNSAT", 2.0, checked=True), run("b", "i2", "UNSAT", 4.0),
+    # i3: only b solves (5 s), a times out
+    run("a", "i3", "TIMEOUT", 11.5), run("b", "i3", "SAT", 5.0, verified=True),
+    # i4: a solves (1 s); b claims UNSAT on a solvable instance: wrong
+    run("a", "i4", "SAT", 1.0, verified=True), run("b", "i4", "UNSAT", 0.5),
+    # i5: b claims UNSAT and nothing confirms it; a was never run there (after a timeout)
+    run("b", "i5", "UNSAT", 2.0),
+    # i6 (UNSAT by brute force): a's call broke (no answer), b's solution failed verification: wrong
+    run("a", "i6", "WRONG", 0.1, expected="UNSAT", error="solver 'a' failed on n=8: TypeError: boom"),
+    run("b", "i6", "WRONG", 0.1, expected="UNSAT",
+        error="solver 'b' returned an invalid solution for n=8: two queens on row 1"),
+    # local search on i1 only
+    run("qs4", "i1", "SAT", 0.2, verified=True, solver="qs4"),
+]
+
+
+@pytest.fixture
+def board():
+    return field.board_of(RECORDS)
+
+
+def test_truth_and_verdicts(board):
+    assert board.truth == {"i1": "SAT", "i2": "UNSAT", "i3": "SAT", "i4": "SAT", "i5": None, "i6": "UNSAT"}
+    assert board.engines == ["a", "b"] and board.local_search == ["qs4"]
+    assert board.verdicts[("b", "i2")] == "correct"       # a claim a certified answer confirms
+    assert board.verdicts[("b", "i4")] == "wrong"
+    assert board.verdicts[("b", "i5")] == "unconfirmed"
+    assert board.verdicts[("a", "i6")] == "failed" and board.verdicts[("b", "i6")] == "wrong"
+    assert ("a", "i5") not in board.verdicts
+
+
+def test_par2_counts_every_unsolved_or_unrun_pair_twice_the_limit(board):
+    instances = sorted(board.instances)
+    # a: 1 + 2 + 20 + 1 + 20 (never run) + 20 (failed); b: 3 + 4 + 5 + 20 (wrong) + 20 (unconfirmed)
+    # + 20 (wrong)
+    assert field.par2(board, "a", instances) == pytest.approx(64 / 6)
+    assert field.par2(board, "b", instances) == pytest.approx(72 / 6)
+
+
+def test_vbs_and_marginal_contributions(board):
+    instances = sorted(board.instances)
+    solved, score = field.vbs_score(board, ["a", "b"], instances)
+    assert solved == 4 and score == pytest.approx((1 + 2 + 5 + 1 + 20 + 20) / 6)
+    contribution = field.marginal(board, instances)
+    # Without a: i1 3, i2 4, i3 5, i4 20, i5 20, i6 20 -> 72/6; without b: i3 becomes 20 -> 64/6.
+    assert contribution["a"] == (1, pytest.approx(72 / 6 - 49 / 6))
+    assert contribution["b"] == (1, pytest.approx(64 / 6 - 49 / 6))
+
+
+def test_borda_as_the_minizinc_challenge_scores_it(board):
+    points = field.borda(board, ["a", "b"], sorted(board.instances))
+    # i1: a 3/4, b 1/4; i2: a 4/6, b 2/6; i3: b 1; i4: a 1; i5: nothing.
+    assert points["a"] == pytest.approx(0.75 + 4 / 6 + 1)
+    assert points["b"] == pytest.approx(0.25 + 2 / 6 + 1)
+
+
+def test_wrong_answers_are_listed_and_none_is_accepted(board):
+    assert [(e, i) for e, i, _ in field.wrong_answers(board)] == [("b", "i4"), ("b", "i6")]
+    assert field.accepted_wrong(board) == []
+    text = field.markdown(board, RECORDS, "test")
+    assert "**2 complete engines**" in text and "**6 instances**" in text
+    assert "**0 wrong answers accepted**; 2 wrong answers given" in text
+    assert "- b on `i4`: UNSAT" in text and "- b on `i5`" in text and "- a on `i6`: WRONG" in text
+
+
+def test_a_verified_solution_and_a_certified_unsat_together_refuse_to_score():
+    with pytest.raises(ValueError, match="i9"):
+        field.board_of([run("a", "i9", "SAT", 1.0, verified=True),
+                        run("b", "i9", "UNSAT", 1.0, checked=True)])
+
+
+def test_the_page_is_self_contained_and_sortable(tmp_path):
+    pytest.importorskip("matplotlib")
+    results = tmp_path / "field.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    written = field.report([results], tmp_path)
+    page = (tmp_path / "field.html").read_text()
+    assert [p.name for p in written] == ["field.md", "field.html"]
+    assert page.count("data:image/png;base64,") == 2 and 'class="sortable"' in page
+    # Nothing from outside the page: no address, no file beside it.
+    assert not re.search(r"""(src|href)=["'](?!data:)""", page)
+
+
+def test_the_second_look_finds_wrong_answers_a_broken_judge_would_accept(monkeypatch):
+    monkeypatch.setattr(field, "verdict", lambda record, truth: "correct")
+    accepted = field.accepted_wrong(field.board_of(RECORDS))
+    assert ("b", "i4") in accepted and ("b", "i6") in accepted and ("a", "i3") in accepted
+
+
+def test_the_field_families_and_what_local_search_is_given(monkeypatch, capsys):
+    from naive import naive_has_solution
+
+    from benchmarks.instances import PROB079_ENV, generate
+    from benchmarks.suites import SUITES
+
+    monkeypatch.delenv(PROB079_ENV, raising=False)
+    params = SUITES["field"]["params"]
+    items = generate("field", params)
+    assert "no CSPLib prob079 instances" in capsys.readouterr().err
+    families = {}
+    for item in items:
+        families.setdefault(item["family"], []).append(item)
+    sizes = {family: len(members) for family, members in families.items()}
+    assert sizes == {"peak": 30, "codewars": 31, "one-queen": 4, "blocked": 23}
+    for item in families["blocked"]:
+        cells = [tuple(c) for c in item["queens"]]
+        assert item["expected"] == "UNSAT" and not naive_has_solution(item["n"], cells)
+    given = generate("field", {**params, "families": ("codewars", "one-queen", "blocked"),
+                               "known_solvable_only": True})
+    assert given and all(i["family"] in ("codewars", "one-queen") for i in given)
+    for item in given:
+        if item["n"] <= 10:
+            assert naive_has_solution(item["n"], [tuple(c) for c in item["queens"]])
