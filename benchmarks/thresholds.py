@@ -38,6 +38,7 @@ import argparse
 import random
 import time
 from collections.abc import Sequence
+from typing import Any
 
 # The published terms (n = 4..20), printed as the oracle beside what is computed; never an input.
 OEIS_A374013 = dict(zip(range(4, 21), (0, 1, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4), strict=True))
@@ -161,10 +162,11 @@ def search(sizes: Sequence[int], queens: int, time_limit: float, jobs: int, seed
 
 
 OUT = "benchmarks/results/thresholds"
+PROGRESS_S = 60.0
 
 
 def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int | None,
-             checkpoint: str | None, out: str) -> int:
+             checkpoint: str | None, out: str, engine: str = "classes") -> int:
     import json
     import pathlib
 
@@ -176,19 +178,31 @@ def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int |
     load_queen_set_kernels()
     folder = pathlib.Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    shown = [time.perf_counter()]
+
+    def progress(k: int, account: Any) -> None:
+        """A line every PROGRESS_S seconds: a long level's log says how far it got."""
+        if time.perf_counter() - shown[0] < PROGRESS_S:
+            return
+        shown[0] = time.perf_counter()
+        witnesses = getattr(account, "witness_count", None)
+        print(f"  {time.strftime('%H:%M:%S')} k = {k}: {account.tasks_done}/{account.tasks} tasks, "
+              f"{account.ksets if hasattr(account, 'ksets') else account.sets} sets"
+              + ("" if witnesses is None else f", {witnesses} witnesses"), flush=True)
+
     for n in range(first, last + 1):
         pool = InProcess() if jobs == 1 else ProcessPool(jobs)
         cpu0, wall0 = time.process_time(), time.perf_counter()
         try:
             where = None if checkpoint is None else str(pathlib.Path(checkpoint) / f"n{n}")
             found = nqcsp.completion_threshold(n, executor=pool, search_first=search_first, up_to=up_to,
-                                               checkpoint_dir=where)
+                                               checkpoint_dir=where, engine=engine, progress=progress)
         finally:
             pool.shutdown(wait=True)
         wall = time.perf_counter() - wall0
         write_evidence(found.evidence(), folder / f"a{n}.json.xz")
         run = {**found.run_json(), "wall_s": round(wall, 2), "jobs": jobs, "search_first": search_first,
-               "up_to": up_to, "parent_cpu_s": round(time.process_time() - cpu0, 2),
+               "up_to": up_to, "engine": engine, "parent_cpu_s": round(time.process_time() - cpu0, 2),
                "task_cpu_s": round(sum(level.seconds for level in found.levels), 2)}
         (folder / f"a{n}.run.json").write_text(json.dumps(run, indent=1) + "\n")
         print(f"{found.evidence().claim}: {len(found.witnesses)} witnesses, {wall:.1f} s wall, "
@@ -301,6 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     four.add_argument("--up-to", type=int, default=None)
     four.add_argument("--checkpoint", default=None)
     four.add_argument("--out", default=OUT)
+    four.add_argument("--engine", choices=("classes", "rows"), default="classes")
     five = sub.add_parser("check")
     five.add_argument("--from", dest="first", type=int, default=4)
     five.add_argument("--to", dest="last", type=int, default=40)
@@ -317,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "evidence":
         return evidence(args.first, args.last, args.jobs, args.search_first, args.up_to, args.checkpoint,
-                        args.out)
+                        args.out, args.engine)
     if args.command == "check":
         return check(args.first, args.last, args.jobs, args.out, args.cake_lpr, args.dask)
     if args.command == "search-limit":
