@@ -56,15 +56,17 @@ def test_threshold_matches_oeis_with_evidence(n, thresholds):
 
 
 def test_independent_counts_match_brute_force():
-    from nqcsp.bitboard.coverage import images
+    from nqcsp.bitboard.coverage import images, mirrored_row_combinations
 
-    for n, k in [(5, 2), (6, 3), (7, 3), (8, 4)]:
+    for n, k in [(5, 2), (6, 3), (7, 3), (8, 4), (9, 0), (9, 1)]:
         assert count_sets(n, k) == len(naive_sets(n, k))
-    # The witnesses' k-subsets and their images, counted by the coverage kernel and by brute force.
-    for n, take in [(7, None), (8, None), (8, 3)]:
+    # The witnesses' k-subsets and their images, counted by the coverage kernel and by brute force: odd and
+    # even boards (a single queen in the middle column of an odd board is its own mirror image).
+    for n, take in [(7, None), (8, None), (8, 3), (9, 5), (10, 2)]:
         solutions = np.array(list(nqcsp.solutions(n))[:take], dtype=np.uint8)
-        for k in range(4):
-            covered, finished = evidence_module._cover_task(n, k, solutions, 0, math.comb(n, k), None)
+        for k in range(5):
+            combos = len(mirrored_row_combinations(n, k)[0])
+            covered, finished = evidence_module._cover_task(n, k, solutions, 0, combos, None)
             expected = {subset for picture in images(solutions).reshape(-1, n)
                         for subset in itertools.combinations(enumerate(picture.tolist()), k)}
             assert finished and covered == len(expected), (n, take, k)
@@ -220,15 +222,15 @@ def test_threshold_cli_and_check_threshold(tmp_path, capsys):
         assert len(capsys.readouterr().err.splitlines()) == 1
 
 
-def test_a_time_limit_covers_the_whole_check(thresholds, monkeypatch, tmp_path, capsys):
+def test_a_time_limit_covers_the_whole_check(monkeypatch, capsys):
     # The limit was only the certificate's, and a check that could not fit it was an internal error (4).
-    found = nqcsp.completion_threshold(14)
-    path = tmp_path / "a14.json"
-    path.write_text(json.dumps(found.to_json()))
-    monkeypatch.setattr(evidence_module, "TASK_MARKS", 1 << 10)   # many small tasks: the deadline is seen
+    # a(20)'s levels take seconds on one core after its certificate's fraction of one: the deadline comes
+    # among them.
+    path = EVIDENCE / "a20.json.xz"
+    monkeypatch.setattr(evidence_module, "TASK_MARKS", 1 << 20)   # many small steps: the deadline is seen
     with pytest.raises(OutOfTime):
-        check_threshold(found.to_json(), time_limit=0.05)
-    assert cli_main(["check-threshold", str(path), "--time-limit", "0.05"]) == 3
+        check_threshold(read_evidence(path.read_bytes()), time_limit=2.5, jobs=1)
+    assert cli_main(["check-threshold", str(path), "--time-limit", "2.5", "--jobs", "1"]) == 3
     assert "time limit" in capsys.readouterr().err
     assert cli_main(["check-threshold", str(path), "--memory-limit", "1M"]) == 3
 
