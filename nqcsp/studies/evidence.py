@@ -13,12 +13,15 @@ set extends to a solution. Version 2, JSON (``.json``, or xz-compressed ``.json.
      "witnesses": {"count": 123, "data": BASE64}}
 
 ``blocked`` is null when not ``exact``. ``levels[k].sets`` is the number of sets of k non-attacking queens;
-``witnesses.data`` is ``count`` solutions, n bytes each (the column of each row). Every field is checked
-and any other refused, with sizes bounded before any work (``read_evidence``); the re-check
-(``check_evidence``) counts the sets of each level by plain numpy (cliques of the board's non-attack
-graph), marks the sets the witnesses cover with ``nqcsp.bitboard.coverage`` (parallel over ranges of row
-combinations, on any Executor), re-checks the certificate with ``nqcsp.proof.certify``, and verifies every
-witness, all within one time and memory budget.
+``witnesses.data`` is ``count`` solutions, n bytes each (the column of each row), or, with
+``"encoding": "ranks"``, the solutions sorted and written as the differences of their ranks among the
+permutations (``nqcsp.bitboard.permutation_ranks``: a third smaller once compressed, for the millions of
+witnesses of a level of 5 queens). Every field is checked and any other refused, with sizes bounded before
+any work (``read_evidence``); the re-check (``check_evidence``) counts the sets of each level (cliques of
+the board's non-attack graph), marks the sets of the top level that the witnesses cover with
+``nqcsp.bitboard.coverage`` (parallel over ranges of row combinations, on any Executor; the levels below
+follow, see ``extends_upward``), re-checks the certificate with ``nqcsp.proof.certify``, and verifies
+every witness, all within one time and memory budget.
 """
 
 from __future__ import annotations
@@ -50,6 +53,10 @@ MIN_N, MAX_N = 4, 64
 # Certificate kinds whose evidence nqcsp.proof.certify re-checks from the bytes alone, and their fields.
 CERTIFICATE_FIELDS = {"lrat": ("cnf", "proof"), "drat": ("cnf", "proof"), "attack": ("queens",),
                       "empty-line": ("line", "index")}
+# How the witnesses may be written: n bytes each, or as differences of their ranks (permutation_ranks);
+# write_evidence takes ranks for witnesses of more than RANKS_FROM bytes as columns.
+WITNESS_ENCODINGS = ("columns", "ranks")
+RANKS_FROM = 16 << 20
 # Bounds checked before a document is decoded or checked.
 MAX_DOCUMENT_BYTES = 1 << 30
 XZ_MAGIC = b"\xfd7zXZ\x00"
@@ -75,7 +82,10 @@ class Evidence:
     levels: tuple[int, ...]
     witnesses: np.ndarray = field(repr=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, encoding: str = "columns") -> dict[str, Any]:
+        """The document; ``encoding`` of the witnesses: "columns" (n bytes each) or "ranks" (sorted, as
+        differences of their ranks among the permutations: about 8 bytes each once xz-compressed where
+        columns take 12, for millions of witnesses; ``nqcsp.bitboard.permutation_ranks``)."""
         blocked = None
         if self.exact and self.certificate is not None:
             details = {key: _field_json(self.certificate.details[key])
@@ -83,9 +93,21 @@ class Evidence:
             blocked = {"queens": [list(cell) for cell in self.blocked],
                        "certificate": {"kind": self.certificate.kind, "details": details}}
         rows = np.asarray(self.witnesses, dtype=np.uint8)
+        if encoding not in WITNESS_ENCODINGS:
+            raise ValueError(f"encoding must be one of {', '.join(WITNESS_ENCODINGS)}, got {encoding!r}")
+        witnesses: dict[str, Any] = {"count": len(rows)}
+        if encoding == "ranks":
+            from nqcsp.bitboard.permutation_ranks import encode
+
+            rows = np.unique(rows, axis=0)
+            witnesses = {"count": len(rows), "encoding": "ranks"}
+            data = encode(rows)
+        else:
+            data = rows.tobytes()
+        witnesses["data"] = base64.b64encode(data).decode("ascii")
         return {"format": FORMAT, "version": VERSION, "n": self.n, "value": self.value, "exact": self.exact,
                 "blocked": blocked, "levels": [{"k": k, "sets": sets} for k, sets in enumerate(self.levels)],
-                "witnesses": {"count": len(rows), "data": base64.b64encode(rows.tobytes()).decode("ascii")}}
+                "witnesses": witnesses}
 
     @property
     def claim(self) -> str:
@@ -185,16 +207,30 @@ def evidence_from_json(document: object) -> Evidence:
     for k, level in enumerate(levels):
         level.only("k", "sets").integer("k", k, k)
         counts.append(level.integer("sets", 1, math.comb(n * n, k)))
-    stored = top.record("witnesses").only("count", "data")
+    stored = top.record("witnesses").only("count", "data", "encoding")
+    encoding = stored.text("encoding") if "encoding" in stored.data else "columns"
+    if encoding not in WITNESS_ENCODINGS:
+        raise ValueError(f"{stored.where}: encoding must be one of {', '.join(WITNESS_ENCODINGS)}, got "
+                         f"{_shown(encoding)}")
+    width = n if encoding == "columns" else _rank_bytes(n)
     data = stored.text("data")
-    count = stored.integer("count", 1, 3 * len(data) // (4 * n) + 1)
+    count = stored.integer("count", 1, 3 * len(data) // (4 * width) + 1)
     try:
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, UnicodeEncodeError):
         raise ValueError(f"{stored.where}: data is not base64") from None
-    if len(raw) != count * n:
-        raise ValueError(f"{stored.where}: data holds {len(raw)} bytes, not count x n = {count * n}")
-    witnesses = np.frombuffer(raw, dtype=np.uint8).reshape(count, n)
+    if len(raw) != count * width:
+        raise ValueError(f"{stored.where}: data holds {len(raw)} bytes, not count x {width} = "
+                         f"{count * width}")
+    if encoding == "ranks":
+        from nqcsp.bitboard.permutation_ranks import decode
+
+        witnesses, wrong = decode(raw, count, n)
+        if wrong is not None:
+            raise ValueError(f"{stored.where}: data is not the ranks of sorted, distinct permutations: "
+                             f"{wrong}")
+    else:
+        witnesses = np.frombuffer(raw, dtype=np.uint8).reshape(count, n)
     if witnesses.size and int(witnesses.max()) >= n:
         raise ValueError(f"{stored.where}: data puts a column off the {n} x {n} board")
     return Evidence(n, value, exact, blocked, certificate, tuple(counts), witnesses)
@@ -223,16 +259,24 @@ def read_evidence(data: bytes) -> Evidence:
     return evidence_from_json(document)
 
 
+def _rank_bytes(n: int) -> int:
+    from nqcsp.bitboard.permutation_ranks import rank_bytes
+
+    return rank_bytes(n)
+
+
 def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
 def write_evidence(evidence: Evidence, path: str | pathlib.Path) -> None:
     """Write the document to ``path`` (xz-compressed when it ends in .xz), whole or not at all
-    (``nqcsp.runtime.paths.write_whole``; ValueError naming a path that cannot be written)."""
+    (``nqcsp.runtime.paths.write_whole``; ValueError naming a path that cannot be written). Witnesses
+    beyond ``RANKS_FROM`` bytes of columns are written as ranks."""
     from nqcsp.runtime.paths import write_whole
 
-    text = (json.dumps(evidence.to_json(), separators=(",", ":")) + "\n").encode("ascii")
+    encoding = "ranks" if evidence.witnesses.size > RANKS_FROM else "columns"
+    text = (json.dumps(evidence.to_json(encoding), separators=(",", ":")) + "\n").encode("ascii")
     if str(path).endswith(".xz"):
         text = lzma.compress(text, format=lzma.FORMAT_XZ, preset=9)
     with write_whole(path, "evidence file", follow_link=True) as handle:

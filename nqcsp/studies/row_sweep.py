@@ -269,9 +269,11 @@ class RowOutcome:
         """What ``to_json`` wrote for the task ``lo .. hi - 1``, each field's form checked (ValueError naming
         ``where``); its witnesses are those the checkpoint's witness file holds."""
         fields = Fields(data, where)
-        sets, covered, found, searched, blocked_sets, undecided_sets = (
-            fields.integer(name, 0) for name in ("sets", "covered", "found", "searched", "blocked_sets",
-                                                 "undecided_sets"))
+        sets, covered, found, searched = (fields.integer(name, 0)
+                                          for name in ("sets", "covered", "found", "searched"))
+        # The first records of this format had no count of blocked and undecided sets: none were listed.
+        blocked_sets, undecided_sets = (fields.integer(name, 0) if name in fields.data else 0
+                                        for name in ("blocked_sets", "undecided_sets"))
         if covered + found + searched + blocked_sets + undecided_sets != sets:
             raise ValueError(f"{where}: its {sets} sets are not the sum of its covered, found, searched, "
                              "blocked and undecided ones")

@@ -184,12 +184,44 @@ def _evidence_10(thresholds):
     (lambda d: d["witnesses"].update(count=d["witnesses"]["count"] + 1), "data"),
     (lambda d: d["witnesses"].update(data=[[0, 2, 4]]), "data"),
     (lambda d: d.update(exact=False), "blocked must be null"),
+    (lambda d: d["witnesses"].update(encoding="lehmer"), "encoding must"),
+    (lambda d: d["witnesses"].update(encoding="ranks"), "not count x 3"),   # 10! - 1 takes 3 bytes
 ])
 def test_malformed_evidence_is_refused_naming_the_field(thresholds, edit, field):
     document = _evidence_10(thresholds)
     edit(document)
     with pytest.raises(ValueError, match=re.escape(field)):
         evidence_from_json(document)
+
+
+def test_witnesses_written_as_ranks_read_back_the_same_and_forged_ranks_are_refused(thresholds):
+    from nqcsp.bitboard.permutation_ranks import rank_bytes
+
+    evidence = evidence_from_json(_evidence_10(thresholds))
+    document = json.loads(json.dumps(evidence.to_json("ranks")))
+    assert document["witnesses"]["encoding"] == "ranks"
+    read = evidence_from_json(document)
+    assert np.array_equal(read.witnesses, np.unique(evidence.witnesses, axis=0))
+    assert check_threshold(document).ok
+    data = bytearray(base64.b64decode(document["witnesses"]["data"]))
+    width = rank_bytes(10)
+    cases = {"repeats the permutation": (width, bytes(width)), "beyond 10!": (0, b"\xff" * width)}
+    for message, (at, put) in cases.items():
+        forged = bytearray(data)
+        forged[at:at + width] = put
+        changed = copy.deepcopy(document)
+        changed["witnesses"]["data"] = base64.b64encode(bytes(forged)).decode()
+        with pytest.raises(ValueError, match=message):
+            evidence_from_json(changed)
+    # Ranks of permutations that are not solutions read as permutations: the re-check refuses them.
+    changed = copy.deepcopy(document)
+    shifted = bytearray(data)
+    shifted[width - 1] ^= 1
+    changed["witnesses"]["data"] = base64.b64encode(bytes(shifted)).decode()
+    report = check_threshold(changed)
+    assert not report.ok and any("not solutions" in line for line in report.lines)
+    with pytest.raises(ValueError, match="encoding must be"):
+        evidence.to_json("lehmer")
 
 
 def test_evidence_bytes_are_bounded_before_they_are_read(monkeypatch, thresholds):
