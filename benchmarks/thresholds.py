@@ -8,6 +8,7 @@ blocked sets beyond the known terms.
                                              [--checkpoint DIR] [--out benchmarks/results/thresholds]
     python -m benchmarks.thresholds check [--from 4] [--to 26] [--jobs 2] [--cake-lpr PATH] [--dask]
     python -m benchmarks.thresholds search-limit [--n 22] [--queens 5] [--limits 0.05 0.3 1 2] [--jobs 2]
+    python -m benchmarks.thresholds rows --n 24 --k 5 [--jobs 2] [--checkpoint FILE] [--batch 64]
 
 ``sweep`` runs ``nqcsp.completion_threshold(n)`` per n and prints a(n), the classes of every level, the
 blocked set and its certificate, and the CPU seconds (user + sys of this process with ``--jobs 1``, where
@@ -30,7 +31,12 @@ size and SHA-256, and the re-check's time and memory, beside the published terms
 
 ``search-limit`` times the command ``nqcsp blockades N --queens K --search --time-limit S --jobs J`` (wall;
 best, median and worst of ``--repeat`` fresh processes) against the promise: S plus max(10% of S, 0.5 s)
-plus the start-up of a trivial command (``nqcsp solve 4``, timed the same way). """
+plus the start-up of a trivial command (``nqcsp solve 4``, timed the same way).
+
+``rows`` sweeps one level by row combinations (``nqcsp.studies.row_sweep``, resumable from ``--checkpoint``)
+and prints its account and its throughput: the CPU seconds of this process and its workers (user + sys,
+``getrusage``, the workers once the pool has ended) per set, beside the class sweep's projection for the
+level (``project``) when one is known. """
 
 from __future__ import annotations
 
@@ -285,6 +291,55 @@ def search_limit(n: int, queens: int, limits: Sequence[float], jobs: int, repeat
     return 1 if late else 0
 
 
+# The class sweep's projections (``project --n N --k K --sample 4``, thresholds.md): CPU s for the level.
+CLASS_SWEEP_PROJECTION_S = {(24, 5): 30344.0}
+
+
+def rows(n: int, k: int, jobs: int, checkpoint: str | None, batch: int, seed: int) -> int:
+    import resource
+
+    from nqcsp.runtime.parallel import InProcess, ProcessPool
+    from nqcsp.studies.row_sweep import iter_row_sweep
+
+    def cpu() -> float:
+        return sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF,
+                                                                       resource.RUSAGE_CHILDREN)
+                   for field in ("ru_utime", "ru_stime"))
+
+    began, cpu0 = time.perf_counter(), cpu()
+    shown = began
+    pool = InProcess() if jobs == 1 else ProcessPool(jobs)
+    account = None
+    try:
+        for account in iter_row_sweep(n, k, executor=pool, checkpoint=checkpoint, batch=batch, seed=seed,
+                                      stop_at_blocked=True):
+            if time.perf_counter() - shown >= PROGRESS_S:
+                shown = time.perf_counter()
+                print(f"  {time.strftime('%H:%M:%S')} {account.tasks_done}/{account.tasks} tasks, "
+                      f"{account.sets} sets, {account.witness_count} witnesses", flush=True)
+    finally:
+        pool.shutdown(wait=True)
+    wall, spent = time.perf_counter() - began, cpu() - cpu0
+    assert account is not None
+    print(f"n = {n}, k = {k} by rows: {account.sets} sets on {account.combos} row combinations and their "
+          f"mirrors ({account.resumed} of {account.tasks} tasks resumed): {account.covered} covered by "
+          f"witnesses, {account.found} by new ones of the randomised search, {account.searched} by the "
+          f"residual engine, {account.blocked_sets} blocked ({len(account.blocked)} classes); "
+          f"{account.witness_count} witnesses ({account.initial} given, {account.random} random)")
+    for blocked in account.blocked:
+        print(f"  blocked {' '.join(f'{r},{c}' for r, c in blocked.queens)}: "
+              f"{blocked.certificate.get('kind')} checked by {', '.join(blocked.certificate['checked_by'])}")
+    print(f"this run: {wall:.1f} s wall, {spent:.1f} CPU s (this process and its workers), "
+          f"{spent / max(account.sets, 1) * 1e6:.4f} CPU us per set; the tasks' own CPU s, resumed ones "
+          f"included: {account.cpu_seconds:.1f} ({account.cpu_seconds / max(account.sets, 1) * 1e6:.4f} us "
+          "per set)")
+    projected = CLASS_SWEEP_PROJECTION_S.get((n, k))
+    if projected is not None:
+        print(f"the class sweep's projection for this level: {projected:.0f} CPU s, "
+              f"{projected / max(spent, account.cpu_seconds, 1e-9):.1f} times this run's")
+    return 0 if account.finished or account.blocked else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.thresholds",
                                      description=__doc__.split("\n")[0])
@@ -329,7 +384,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     six.add_argument("--limits", type=float, nargs="+", default=[0.05, 0.3, 1.0, 2.0])
     six.add_argument("--jobs", type=int, default=2)
     six.add_argument("--repeat", type=int, default=5)
+    seven = sub.add_parser("rows")
+    seven.add_argument("--n", type=int, required=True)
+    seven.add_argument("--k", type=int, required=True)
+    seven.add_argument("--jobs", type=int, default=2)
+    seven.add_argument("--checkpoint", default=None)
+    seven.add_argument("--batch", type=int, default=64)
+    seven.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.command == "rows":
+        return rows(args.n, args.k, args.jobs, args.checkpoint, args.batch, args.seed)
     if args.command == "evidence":
         return evidence(args.first, args.last, args.jobs, args.search_first, args.up_to, args.checkpoint,
                         args.out, args.engine)

@@ -252,6 +252,7 @@ class RowOutcome:
     known: int = 0
     complete: bool = True
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
     @property
     def ident(self) -> str:
@@ -262,7 +263,8 @@ class RowOutcome:
                 "blocked_sets": self.blocked_sets, "undecided_sets": self.undecided_sets,
                 "blocked": [b.to_json() for b in self.blocked],
                 "undecided": [u.to_json() for u in self.undecided], "known": self.known,
-                "complete": self.complete, "seconds": round(self.seconds, 4)}
+                "complete": self.complete, "seconds": round(self.seconds, 4),
+                "cpu_seconds": round(self.cpu_seconds, 4)}
 
     @classmethod
     def from_json(cls, data: object, lo: int, hi: int, n: int, k: int, where: str) -> RowOutcome:
@@ -283,7 +285,8 @@ class RowOutcome:
                      for entry in fields.records("undecided")]
         return cls(lo, hi, sets, covered, found, searched, blocked_sets, undecided_sets, blocked, undecided,
                    np.zeros((0, n), dtype=np.uint8), fields.integer("known", 0), fields.flag("complete"),
-                   fields.number("seconds"))
+                   fields.number("seconds"),
+                   fields.number("cpu_seconds") if "cpu_seconds" in fields.data else 0.0)
 
 
 _PLANS: dict[tuple[int, int], np.ndarray] = {}
@@ -325,7 +328,7 @@ def sweep_combos(path: str, run: str, n: int, k: int, lo: int, hi: int, seed: in
     file ``path`` of the sweep ``run`` (read again before each combination), those found here kept in
     ``witnesses``."""
     kernels = _kernels()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     combos = _plan(n, k)
     weights = combination_weights(n, combos[lo:hi])
     loaded = _loaded(path, run, n)
@@ -404,6 +407,7 @@ def sweep_combos(path: str, run: str, n: int, k: int, lo: int, hi: int, seed: in
             break
     outcome.witnesses = own
     outcome.seconds = time.perf_counter() - started
+    outcome.cpu_seconds = time.process_time() - cpu
     return outcome
 
 
@@ -459,6 +463,7 @@ class RowSweep:
     random: int = 0
     resumed: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     complete: bool = True
     witnesses: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.uint8))
 
@@ -475,6 +480,7 @@ class RowSweep:
         self.blocked.extend(b for b in outcome.blocked if b.queens not in known)
         self.undecided.extend(u for u in outcome.undecided if u.queens not in known)
         self.seconds += outcome.seconds
+        self.cpu_seconds += outcome.cpu_seconds
         self.complete &= outcome.complete
 
     @property
@@ -490,6 +496,7 @@ class RowSweep:
                 "witnesses": self.witness_count, "initial_witnesses": self.initial,
                 "random_witnesses": self.random, "resumed_tasks": self.resumed,
                 "finished": self.finished, "seconds": round(self.seconds, 3),
+                "cpu_seconds": round(self.cpu_seconds, 3),
                 "blocked": [b.to_json() for b in sorted(self.blocked, key=lambda b: b.queens)],
                 "undecided": [u.to_json() for u in self.undecided]}
 
