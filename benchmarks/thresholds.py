@@ -9,6 +9,7 @@ blocked sets beyond the known terms.
     python -m benchmarks.thresholds check [--from 4] [--to 26] [--jobs 2] [--cake-lpr PATH] [--dask]
     python -m benchmarks.thresholds search-limit [--n 22] [--queens 5] [--limits 0.05 0.3 1 2] [--jobs 2]
     python -m benchmarks.thresholds rows --n 24 --k 5 [--jobs 2] [--checkpoint FILE] [--batch 64]
+    python -m benchmarks.thresholds settle --evidence FILE --blocked R,C R,C ... [--out FILE]
 
 ``sweep`` runs ``nqcsp.completion_threshold(n)`` per n and prints a(n), the classes of every level, the
 blocked set and its certificate, and the CPU seconds (user + sys of this process with ``--jobs 1``, where
@@ -36,11 +37,16 @@ plus the start-up of a trivial command (``nqcsp solve 4``, timed the same way).
 ``rows`` sweeps one level by row combinations (``nqcsp.studies.row_sweep``, resumable from ``--checkpoint``)
 and prints its account and its throughput: the CPU seconds of this process and its workers (user + sys,
 ``getrusage``, the workers once the pool has ended) per set, beside the class sweep's projection for the
-level (``project``) when one is known. """
+level (``project``) when one is known.
+
+``settle`` makes a bound a(n) >= v exact, a(n) = v, with a blocked set of v + 1 queens found apart (by
+``search``, say): the set is certified (``nqcsp.studies.threshold.settled_by``) and the evidence written
+again, to ``--out`` (the same file by default). """
 
 from __future__ import annotations
 
 import argparse
+import pathlib
 import random
 import time
 from collections.abc import Sequence
@@ -174,7 +180,6 @@ PROGRESS_S = 60.0
 def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int | None,
              checkpoint: str | None, out: str, engine: str = "classes") -> int:
     import json
-    import pathlib
 
     import nqcsp
     from nqcsp.runtime.parallel import InProcess, ProcessPool
@@ -218,7 +223,6 @@ def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int |
 
 def check(first: int, last: int, jobs: int, out: str, cake_lpr: str | None, dask: bool) -> int:
     import hashlib
-    import pathlib
     import subprocess
     import sys
 
@@ -340,6 +344,20 @@ def rows(n: int, k: int, jobs: int, checkpoint: str | None, batch: int, seed: in
     return 0 if account.finished or account.blocked else 1
 
 
+def settle(path: str, blocked: Sequence[str], out: str | None) -> int:
+    from nqcsp.studies.evidence import read_evidence, write_evidence
+    from nqcsp.studies.threshold import settled_by
+
+    queens = tuple((int(row), int(col)) for row, col in (cell.split(",") for cell in blocked))
+    began = time.perf_counter()
+    evidence = settled_by(read_evidence(pathlib.Path(path).read_bytes()), queens)
+    assert evidence.certificate is not None
+    print(f"{evidence.claim}: {len(queens)} queens {' '.join(blocked)} certified blocked "
+          f"({evidence.certificate.summary()}) in {time.perf_counter() - began:.1f} s")
+    write_evidence(evidence, out or path)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.thresholds",
                                      description=__doc__.split("\n")[0])
@@ -391,7 +409,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     seven.add_argument("--checkpoint", default=None)
     seven.add_argument("--batch", type=int, default=64)
     seven.add_argument("--seed", type=int, default=0)
+    eight = sub.add_parser("settle")
+    eight.add_argument("--evidence", required=True)
+    eight.add_argument("--blocked", nargs="+", required=True)
+    eight.add_argument("--out", default=None)
     args = parser.parse_args(argv)
+    if args.command == "settle":
+        return settle(args.evidence, args.blocked, args.out)
     if args.command == "rows":
         return rows(args.n, args.k, args.jobs, args.checkpoint, args.batch, args.seed)
     if args.command == "evidence":

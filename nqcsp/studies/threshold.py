@@ -173,7 +173,7 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     def finish(k: int, blocked: list[Any], how: dict[str, Any]) -> Threshold:
         """a(n) = k - 1: the least blocked class found, its certificate kept whole."""
         least = min(blocked, key=lambda b: b.queens)
-        return result(k - 1, True, least.queens, _certified(n, least.queens, seed), {"k": k, **how})
+        return result(k - 1, True, least.queens, certified_blocked(n, least.queens, seed), {"k": k, **how})
 
     with _executor(n, executor, jobs) as pool:
         for k in range(1, n + 1):
@@ -260,7 +260,25 @@ def _search(n: int, k: int, seconds: float, seed: int, pool: Executor) -> Any:
     return more
 
 
-def _certified(n: int, queens: tuple[Cell, ...], seed: int) -> Certificate:
+def settled_by(evidence: Evidence, queens: tuple[Cell, ...], seed: int = 0) -> Evidence:
+    """The bound a(n) >= v of ``evidence`` made exact, a(n) = v, by a blocked set of v + 1 queens found
+    apart from the run (a structured search, say): certified here (``certified_blocked``), with the same
+    levels and witnesses. ValueError when the evidence is exact already or the queens are not v + 1
+    non-attacking cells of the board; InternalSolverError when they have a solution."""
+    from nqcsp.board.problem import Problem, find_attack
+
+    n, value = evidence.n, evidence.value
+    queens = Problem(n, queens).queens
+    if evidence.exact:
+        raise ValueError(f"the evidence says {evidence.claim} already")
+    if len(set(queens)) != value + 1 or find_attack(queens) is not None:
+        raise ValueError(f"a blocked set for {evidence.claim} is {value + 1} non-attacking queens, got "
+                         f"{' '.join(f'{r},{c}' for r, c in queens)}")
+    return Evidence(n, value, True, tuple(queens), certified_blocked(n, tuple(queens), seed), evidence.levels,
+                    evidence.witnesses)
+
+
+def certified_blocked(n: int, queens: tuple[Cell, ...], seed: int) -> Certificate:
     """The blocked set decided again here, for a certificate whose evidence (proof bytes) is kept whole and
     can be re-checked from the file: auto's, or else backtrack's LRAT proof, or the SAT backend's DRAT."""
     from nqcsp.api import solve
