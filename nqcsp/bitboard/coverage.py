@@ -24,6 +24,8 @@ from nqcsp.runtime.jit import njit
 
 # Witnesses whose tuples covered_sets computes before it sets their bits (vectorised by the compiler).
 CHUNK = 2048
+# Witnesses turned at a time by quarter_turns.
+TURN_PIECE = 1 << 18
 
 
 def mirrored_row_combinations(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -58,15 +60,18 @@ def quarter_turns(witnesses: np.ndarray) -> np.ndarray:
     ``row`` in witness w turned t times, shape (4, n, W), uint8."""
     count, n = witnesses.shape
     out = np.empty((4, n, count), dtype=np.uint8)
-    rows = np.broadcast_to(np.arange(n), (count, n))
-    picked = np.arange(count)[:, None]
-    cols = witnesses.astype(np.int64)
-    for turn in range(4):
-        out[turn] = cols.T
-        # A quarter turn: the queen on (r, c) goes to (c, n - 1 - r), so row c takes column n - 1 - r.
-        turned = np.empty_like(cols)
-        turned[picked, cols] = n - 1 - rows
-        cols = turned
+    # A quarter turn: the queen on (r, c) goes to (c, n - 1 - r), so row c takes column n - 1 - r. In
+    # pieces, so that millions of witnesses take no more than their turns' bytes beside them.
+    for lo in range(0, count, TURN_PIECE):
+        hi = min(count, lo + TURN_PIECE)
+        cols = witnesses[lo:hi].astype(np.intp)
+        picked = np.arange(hi - lo)[:, None]
+        mirrored = np.broadcast_to(np.arange(n - 1, -1, -1, dtype=np.uint8), cols.shape)
+        for turn in range(4):
+            out[turn, :, lo:hi] = cols.T
+            turned = np.empty_like(cols)
+            turned[picked, cols] = mirrored
+            cols = turned
     return out
 
 

@@ -493,16 +493,19 @@ def _check_blocked(evidence: Evidence, limits: Limits, outside: Sequence[Any]) -
 def _check_witnesses(evidence: Evidence, limits: Limits) -> tuple[bool, str, np.ndarray]:
     """Every witness a solution: a permutation with one queen on each diagonal at most (plain numpy); the
     witnesses that are."""
-    n, rows = evidence.n, evidence.witnesses.astype(np.int64)
-    limits.need_memory("check", 48 * rows.size, f"verifying {len(rows)} witnesses")
-    limits.check_time("check")
+    n, witnesses = evidence.n, evidence.witnesses
+    piece = 1 << 18          # witnesses at a time: 48 bytes a queen of work space each
+    limits.need_memory("check", 48 * n * min(len(witnesses), piece), f"verifying {len(witnesses)} witnesses")
     index = np.arange(n)
-    bad = np.zeros(len(rows), dtype=bool)
-    for lines in (rows, rows + index, rows - index):
-        ordered = np.sort(lines, axis=1)
-        bad |= (np.diff(ordered, axis=1) == 0).any(axis=1)
+    bad = np.zeros(len(witnesses), dtype=bool)
+    for lo in range(0, len(witnesses), piece):
+        limits.check_time("check")
+        rows = witnesses[lo:lo + piece].astype(np.int64)
+        for lines in (rows, rows + index, rows - index):
+            ordered = np.sort(lines, axis=1)
+            bad[lo:lo + piece] |= (np.diff(ordered, axis=1) == 0).any(axis=1)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        return (False, f"{int(bad.sum())} of {len(rows)} witnesses are not solutions (the first: #{first})",
-                evidence.witnesses[~bad])
-    return True, f"{len(rows)} witnesses, each a solution of the {n} x {n} board", evidence.witnesses
+        return (False, f"{int(bad.sum())} of {len(witnesses)} witnesses are not solutions (the first: "
+                       f"#{first})", witnesses[~bad])
+    return True, f"{len(witnesses)} witnesses, each a solution of the {n} x {n} board", witnesses
