@@ -300,17 +300,10 @@ CLASS_SWEEP_PROJECTION_S = {(24, 5): 30344.0}
 
 
 def rows(n: int, k: int, jobs: int, checkpoint: str | None, batch: int, seed: int) -> int:
-    import resource
-
     from nqcsp.runtime.parallel import InProcess, ProcessPool
     from nqcsp.studies.row_sweep import iter_row_sweep
 
-    def cpu() -> float:
-        return sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF,
-                                                                       resource.RUSAGE_CHILDREN)
-                   for field in ("ru_utime", "ru_stime"))
-
-    began, cpu0 = time.perf_counter(), cpu()
+    began, cpu0 = time.perf_counter(), _cpu()
     shown = began
     pool = InProcess() if jobs == 1 else ProcessPool(jobs)
     account = None
@@ -323,7 +316,7 @@ def rows(n: int, k: int, jobs: int, checkpoint: str | None, batch: int, seed: in
                       f"{account.sets} sets, {account.witness_count} witnesses", flush=True)
     finally:
         pool.shutdown(wait=True)
-    wall, spent = time.perf_counter() - began, cpu() - cpu0
+    wall, spent = time.perf_counter() - began, _cpu() - cpu0
     assert account is not None
     print(f"n = {n}, k = {k} by rows: {account.sets} sets on {account.combos} row combinations and their "
           f"mirrors ({account.resumed} of {account.tasks} tasks resumed): {account.covered} covered by "
@@ -356,6 +349,15 @@ def settle(path: str, blocked: Sequence[str], out: str | None) -> int:
           f"({evidence.certificate.summary()}) in {time.perf_counter() - began:.1f} s")
     write_evidence(evidence, out or path)
     return 0
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (a pool once shut down)."""
+    import resource
+
+    return sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF,
+                                                                   resource.RUSAGE_CHILDREN)
+               for field in ("ru_utime", "ru_stime"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
