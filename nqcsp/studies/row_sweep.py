@@ -1,7 +1,7 @@
 """The level sweep by row combinations: every set of k mutually non-attacking queens on the n x n board
 covered by a witness (a solution containing it, or one of its 8 images) or decided, for levels whose
-classes are too many to name one by one (5 queens at n = 24: 3.6 x 10^10 sets, where the class sweep's
-cover cache would need a bit per 5-set of the board's cells, 64 GB).
+classes are too many to name one by one (5 queens at n = 24: 1.5 x 10^10 classes of 1.2 x 10^11 sets,
+where the class sweep's cover cache would need a bit per 5-set of the board's cells, 64 GB).
 
 A set of k queens lies on k distinct rows. For each k-combination R of rows (only R up to its row mirror
 n - 1 - R: the witnesses' images are closed under the board's symmetries, so the sets on the mirror are the
@@ -81,10 +81,6 @@ def combination_weights(n: int, combos: np.ndarray) -> np.ndarray:
     """2 for a combination whose row mirror is another one (its sets stand for the mirror's too), else 1."""
     mirrored = np.sort(n - 1 - combos, axis=1)
     return np.where((mirrored == combos).all(axis=1), 1, 2).astype(np.int64)
-
-
-def block_bytes(n: int, k: int) -> int:
-    return 8 * _kernels().block_words(n, k)
 
 
 def check_row_sweep_size(n: int, k: int) -> tuple[int, int]:
@@ -509,8 +505,10 @@ def checkpoint_header(n: int, k: int, seed: int, stop_at_blocked: bool, batch: i
 @contextlib.contextmanager
 def _witness_path(checkpoint: str | None) -> Iterator[pathlib.Path]:
     """The checkpoint's witness file, or a temporary one removed at the end."""
+    from nqcsp.runtime.paths import file_to_append
+
     if checkpoint is not None:
-        yield pathlib.Path(str(checkpoint) + _WITNESS_SUFFIX)
+        yield file_to_append(str(checkpoint) + _WITNESS_SUFFIX, "witness file")
         return
     handle, name = tempfile.mkstemp(prefix="nqcsp-witnesses-", suffix=".bin")
     os.close(handle)
@@ -551,10 +549,10 @@ def iter_row_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: in
     if executor is None and n <= 8:
         executor = InProcess()
     run = uuid.uuid4().hex        # the workers' copies of the witness file are of this run only
+    store = None if checkpoint is None else Checkpoint(checkpoint, checkpoint_header(
+        n, k, seed, stop_at_blocked, batch))
     with _witness_path(checkpoint) as path:
         file = WitnessFile(path, n)
-        store = None if checkpoint is None else Checkpoint(checkpoint, checkpoint_header(
-            n, k, seed, stop_at_blocked, batch))
         records = {} if store is None else {task: Fields(record, store.where(task))
                                              for task, record in store.done.items()}
         if records:

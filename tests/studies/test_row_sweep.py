@@ -121,6 +121,14 @@ def test_bad_arguments_are_refused_by_name(tmp_path):
         sweep(8, 9)
 
 
+def test_checkpoint_paths_are_checked_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="empty path"):
+        sweep(8, 2, checkpoint="")
+    (tmp_path / "level.jsonl.witnesses").mkdir()
+    with pytest.raises(ValueError, match="witness file .* is a directory"):
+        sweep(8, 2, checkpoint=str(tmp_path / "level.jsonl"))
+
+
 def test_a_witness_file_shorter_than_its_checkpoint_is_refused(tmp_path):
     checkpoint = str(tmp_path / "level.jsonl")
     sweep(11, 2, checkpoint=checkpoint, batch=4)
