@@ -25,6 +25,12 @@ moment resumes with the batches recorded, the witness file cut back to the last 
 but the batches in flight or counted twice. Which witnesses a batch saw depends on timing, so two runs keep
 different witnesses; the evidence is re-checked on its own (``nqcsp.studies.evidence``), with code that
 shares nothing with this sweep.
+
+What a resumed checkpoint says is checked for its form and its arithmetic (each batch's sets are the sum
+of its covered, found, searched, blocked and undecided ones; every task named is one of the plan) and every
+witness of its file is verified, but a batch's coverage is not swept again (that is the sweep's whole
+cost, where the class sweep re-decides each record's few classes): the claim of a resumed run, like any
+run's, stands on the evidence's re-check (``check_threshold``), which marks every set again.
 """
 
 from __future__ import annotations
