@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from nqcsp.bitboard.kernels import popcount
 from nqcsp.runtime.jit import njit
 
 ONE = np.uint64(1)
@@ -40,11 +41,7 @@ def _select(mask, index):
     for _ in range(index):
         mask &= mask - ONE
     low = mask & (~mask + ONE)
-    position = 0
-    while low > ONE:
-        low >>= ONE
-        position += 1
-    return position
+    return np.int64(popcount(low - ONE))
 
 
 @njit(cache=True, nogil=True)
@@ -54,11 +51,7 @@ def _rank(permutation, n, limbs):
     remaining = ~np.uint64(0) >> np.uint64(64 - n)
     for i in range(n):
         bit = ONE << np.uint64(permutation[i])
-        below = remaining & (bit - ONE)
-        digit = np.uint64(0)
-        while below:
-            below &= below - ONE
-            digit += ONE
+        digit = popcount(remaining & (bit - ONE))
         remaining ^= bit
         # limbs = limbs * (n - i) + digit (Horner's rule over the radices n, n - 1, ..., 1).
         carry = digit
