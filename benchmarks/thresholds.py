@@ -8,6 +8,8 @@ blocked sets beyond the known terms.
                                              [--checkpoint DIR] [--out benchmarks/results/thresholds]
     python -m benchmarks.thresholds check [--from 4] [--to 26] [--jobs 2] [--cake-lpr PATH] [--dask]
     python -m benchmarks.thresholds search-limit [--n 22] [--queens 5] [--limits 0.05 0.3 1 2] [--jobs 2]
+    python -m benchmarks.thresholds rows --n 24 --k 5 [--jobs 2] [--checkpoint FILE] [--batch 64]
+    python -m benchmarks.thresholds settle --evidence FILE --blocked R,C R,C ... [--out FILE]
 
 ``sweep`` runs ``nqcsp.completion_threshold(n)`` per n and prints a(n), the classes of every level, the
 blocked set and its certificate, and the CPU seconds (user + sys of this process with ``--jobs 1``, where
@@ -30,14 +32,25 @@ size and SHA-256, and the re-check's time and memory, beside the published terms
 
 ``search-limit`` times the command ``nqcsp blockades N --queens K --search --time-limit S --jobs J`` (wall;
 best, median and worst of ``--repeat`` fresh processes) against the promise: S plus max(10% of S, 0.5 s)
-plus the start-up of a trivial command (``nqcsp solve 4``, timed the same way). """
+plus the start-up of a trivial command (``nqcsp solve 4``, timed the same way).
+
+``rows`` sweeps one level by row combinations (``nqcsp.studies.row_sweep``, resumable from ``--checkpoint``)
+and prints its account and its throughput: the CPU seconds of this process and its workers (user + sys,
+``getrusage``, the workers once the pool has ended) per set, beside the class sweep's projection for the
+level (``project``) when one is known.
+
+``settle`` makes a bound a(n) >= v exact, a(n) = v, with a blocked set of v + 1 queens found apart (by
+``search``, say): the set is certified (``nqcsp.studies.threshold.settled_by``) and the evidence written
+again, to ``--out`` (the same file by default). """
 
 from __future__ import annotations
 
 import argparse
+import pathlib
 import random
 import time
 from collections.abc import Sequence
+from typing import Any
 
 # The published terms (n = 4..20), printed as the oracle beside what is computed; never an input.
 OEIS_A374013 = dict(zip(range(4, 21), (0, 1, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4), strict=True))
@@ -161,12 +174,12 @@ def search(sizes: Sequence[int], queens: int, time_limit: float, jobs: int, seed
 
 
 OUT = "benchmarks/results/thresholds"
+PROGRESS_S = 60.0
 
 
 def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int | None,
-             checkpoint: str | None, out: str) -> int:
+             checkpoint: str | None, out: str, engine: str = "classes") -> int:
     import json
-    import pathlib
 
     import nqcsp
     from nqcsp.runtime.parallel import InProcess, ProcessPool
@@ -176,19 +189,31 @@ def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int |
     load_queen_set_kernels()
     folder = pathlib.Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    shown = [time.perf_counter()]
+
+    def progress(k: int, account: Any) -> None:
+        """A line every PROGRESS_S seconds: a long level's log says how far it got."""
+        if time.perf_counter() - shown[0] < PROGRESS_S:
+            return
+        shown[0] = time.perf_counter()
+        witnesses = getattr(account, "witness_count", None)
+        print(f"  {time.strftime('%H:%M:%S')} k = {k}: {account.tasks_done}/{account.tasks} tasks, "
+              f"{account.ksets if hasattr(account, 'ksets') else account.sets} sets"
+              + ("" if witnesses is None else f", {witnesses} witnesses"), flush=True)
+
     for n in range(first, last + 1):
         pool = InProcess() if jobs == 1 else ProcessPool(jobs)
         cpu0, wall0 = time.process_time(), time.perf_counter()
         try:
             where = None if checkpoint is None else str(pathlib.Path(checkpoint) / f"n{n}")
             found = nqcsp.completion_threshold(n, executor=pool, search_first=search_first, up_to=up_to,
-                                               checkpoint_dir=where)
+                                               checkpoint_dir=where, engine=engine, progress=progress)
         finally:
             pool.shutdown(wait=True)
         wall = time.perf_counter() - wall0
         write_evidence(found.evidence(), folder / f"a{n}.json.xz")
         run = {**found.run_json(), "wall_s": round(wall, 2), "jobs": jobs, "search_first": search_first,
-               "up_to": up_to, "parent_cpu_s": round(time.process_time() - cpu0, 2),
+               "up_to": up_to, "engine": engine, "parent_cpu_s": round(time.process_time() - cpu0, 2),
                "task_cpu_s": round(sum(level.seconds for level in found.levels), 2)}
         (folder / f"a{n}.run.json").write_text(json.dumps(run, indent=1) + "\n")
         print(f"{found.evidence().claim}: {len(found.witnesses)} witnesses, {wall:.1f} s wall, "
@@ -198,7 +223,6 @@ def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int |
 
 def check(first: int, last: int, jobs: int, out: str, cake_lpr: str | None, dask: bool) -> int:
     import hashlib
-    import pathlib
     import subprocess
     import sys
 
@@ -271,6 +295,71 @@ def search_limit(n: int, queens: int, limits: Sequence[float], jobs: int, repeat
     return 1 if late else 0
 
 
+# The class sweep's projections (``project --n N --k K --sample 4``, thresholds.md): CPU s for the level.
+CLASS_SWEEP_PROJECTION_S = {(24, 5): 30344.0}
+
+
+def rows(n: int, k: int, jobs: int, checkpoint: str | None, batch: int, seed: int) -> int:
+    from nqcsp.runtime.parallel import InProcess, ProcessPool
+    from nqcsp.studies.row_sweep import iter_row_sweep
+
+    began, cpu0 = time.perf_counter(), _cpu()
+    shown = began
+    pool = InProcess() if jobs == 1 else ProcessPool(jobs)
+    account = None
+    try:
+        for account in iter_row_sweep(n, k, executor=pool, checkpoint=checkpoint, batch=batch, seed=seed,
+                                      stop_at_blocked=True):
+            if time.perf_counter() - shown >= PROGRESS_S:
+                shown = time.perf_counter()
+                print(f"  {time.strftime('%H:%M:%S')} {account.tasks_done}/{account.tasks} tasks, "
+                      f"{account.sets} sets, {account.witness_count} witnesses", flush=True)
+    finally:
+        pool.shutdown(wait=True)
+    wall, spent = time.perf_counter() - began, _cpu() - cpu0
+    assert account is not None
+    print(f"n = {n}, k = {k} by rows: {account.sets} sets on {account.combos} row combinations and their "
+          f"mirrors ({account.resumed} of {account.tasks} tasks resumed): {account.covered} covered by "
+          f"witnesses, {account.found} by new ones of the randomised search, {account.searched} by the "
+          f"residual engine, {account.blocked_sets} blocked ({len(account.blocked)} classes); "
+          f"{account.witness_count} witnesses ({account.initial} given, {account.random} random)")
+    for blocked in account.blocked:
+        print(f"  blocked {' '.join(f'{r},{c}' for r, c in blocked.queens)}: "
+              f"{blocked.certificate.get('kind')} checked by {', '.join(blocked.certificate['checked_by'])}")
+    print(f"this run: {wall:.1f} s wall, {spent:.1f} CPU s (this process and its workers), "
+          f"{spent / max(account.sets, 1) * 1e6:.4f} CPU us per set; the tasks' own CPU s, resumed ones "
+          f"included: {account.cpu_seconds:.1f} ({account.cpu_seconds / max(account.sets, 1) * 1e6:.4f} us "
+          "per set)")
+    projected = CLASS_SWEEP_PROJECTION_S.get((n, k))
+    if projected is not None:
+        print(f"the class sweep's projection for this level: {projected:.0f} CPU s, "
+              f"{projected / max(spent, account.cpu_seconds, 1e-9):.1f} times this run's")
+    return 0 if account.finished or account.blocked else 1
+
+
+def settle(path: str, blocked: Sequence[str], out: str | None) -> int:
+    from nqcsp.studies.evidence import read_evidence, write_evidence
+    from nqcsp.studies.threshold import settled_by
+
+    queens = tuple((int(row), int(col)) for row, col in (cell.split(",") for cell in blocked))
+    began = time.perf_counter()
+    evidence = settled_by(read_evidence(pathlib.Path(path).read_bytes()), queens)
+    assert evidence.certificate is not None
+    print(f"{evidence.claim}: {len(queens)} queens {' '.join(blocked)} certified blocked "
+          f"({evidence.certificate.summary()}) in {time.perf_counter() - began:.1f} s")
+    write_evidence(evidence, out or path)
+    return 0
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (a pool once shut down)."""
+    import resource
+
+    return sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF,
+                                                                   resource.RUSAGE_CHILDREN)
+               for field in ("ru_utime", "ru_stime"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.thresholds",
                                      description=__doc__.split("\n")[0])
@@ -301,6 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     four.add_argument("--up-to", type=int, default=None)
     four.add_argument("--checkpoint", default=None)
     four.add_argument("--out", default=OUT)
+    four.add_argument("--engine", choices=("classes", "rows"), default="classes")
     five = sub.add_parser("check")
     five.add_argument("--from", dest="first", type=int, default=4)
     five.add_argument("--to", dest="last", type=int, default=40)
@@ -314,10 +404,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     six.add_argument("--limits", type=float, nargs="+", default=[0.05, 0.3, 1.0, 2.0])
     six.add_argument("--jobs", type=int, default=2)
     six.add_argument("--repeat", type=int, default=5)
+    seven = sub.add_parser("rows")
+    seven.add_argument("--n", type=int, required=True)
+    seven.add_argument("--k", type=int, required=True)
+    seven.add_argument("--jobs", type=int, default=2)
+    seven.add_argument("--checkpoint", default=None)
+    seven.add_argument("--batch", type=int, default=64)
+    seven.add_argument("--seed", type=int, default=0)
+    eight = sub.add_parser("settle")
+    eight.add_argument("--evidence", required=True)
+    eight.add_argument("--blocked", nargs="+", required=True)
+    eight.add_argument("--out", default=None)
     args = parser.parse_args(argv)
+    if args.command == "settle":
+        return settle(args.evidence, args.blocked, args.out)
+    if args.command == "rows":
+        return rows(args.n, args.k, args.jobs, args.checkpoint, args.batch, args.seed)
     if args.command == "evidence":
         return evidence(args.first, args.last, args.jobs, args.search_first, args.up_to, args.checkpoint,
-                        args.out)
+                        args.out, args.engine)
     if args.command == "check":
         return check(args.first, args.last, args.jobs, args.out, args.cake_lpr, args.dask)
     if args.command == "search-limit":

@@ -405,12 +405,6 @@ def decide_task(task: SetTask, seed: int = 0, time_limit: float | None = None,
     """Decide every class of ``task`` (``time_limit``: seconds per candidate class, None for none). With
     ``cover``, classes that a witness of a task already finished (and recorded) contains are covered at
     once; the driver, not the task, puts this task's witnesses there once it has recorded them."""
-    from nqcsp.api import solve
-    from nqcsp.bitboard.residual_search import first_solution
-    from nqcsp.board.problem import Problem
-    from nqcsp.board.residual import residual_within
-    from nqcsp.runtime.limits import Limits
-
     kernels = _kernels()
     started = time.perf_counter()
     n, k = task.n, task.k
@@ -444,40 +438,58 @@ def decide_task(task: SetTask, seed: int = 0, time_limit: float | None = None,
         if outcome.blocked and stop_at_blocked:
             outcome.complete = False
             break
-        problem = Problem(n, cells)
-        if state[index] == kernels.BUDGET:
-            limits = Limits.start(time_limit)
-            found = first_solution(residual_within(problem, limits), limits)
-            if found.solution is not None:
-                witness = np.asarray(found.solution, dtype=np.int64).reshape(1, n)
-                gains = np.zeros(1, dtype=np.int64)
-                kernels.cover_many(*args, keys, state, witness, gains)
-                if gains[0] < 0 or state[index] != kernels.WITNESSED:
-                    raise InternalSolverError(f"{task}: the residual search's solution for {cells} "
-                                              "does not cover it, or contains an exhausted class")
-                kept.append(witness)
-                searched_sat += 1
-                continue
-            if not found.exhausted:
-                outcome.undecided.append(UndecidedClass(cells, size, "the residual search ran out of time"))
-                continue
-        began = time.perf_counter()
-        result = solve(n, cells, solver="auto", seed=seed, time_limit=time_limit)
-        if result.status is Status.SAT:
-            raise InternalSolverError(f"n = {n}: {cells} was searched exhaustively without a solution, "
-                                      f"but {result.solver} found one")
-        certificate = result.certificate
-        if result.status is Status.UNSAT and certificate is not None and certificate.checked:
-            outcome.blocked.append(BlockedClass(cells, size, result.solver, certificate.to_json(),
-                                                time.perf_counter() - began))
-        else:
-            outcome.undecided.append(UndecidedClass(cells, size, str(result.stats.get(
-                "reason", "UNSAT without a checked certificate"))))
+        witness, blocked, undecided = settle_open_set(n, cells, size, seed, time_limit,
+                                                      exhausted=state[index] == kernels.EXHAUSTED)
+        if witness is not None:
+            gains = np.zeros(1, dtype=np.int64)
+            kernels.cover_many(*args, keys, state, witness, gains)
+            if gains[0] < 0 or state[index] != kernels.WITNESSED:
+                raise InternalSolverError(f"{task}: the residual search's solution for {cells} "
+                                          "does not cover it, or contains an exhausted class")
+            kept.append(witness)
+            searched_sat += 1
+        if blocked is not None:
+            outcome.blocked.append(blocked)
+        if undecided is not None:
+            outcome.undecided.append(undecided)
     outcome.covered = int(np.count_nonzero(state == kernels.WITNESSED)) - searched_sat
     outcome.searched = searched_sat + len(outcome.blocked)
     outcome.witnesses = np.concatenate(kept) if kept else np.zeros((0, n), dtype=np.int64)
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def settle_open_set(n: int, cells: tuple[Cell, ...], size: int, seed: int, time_limit: float | None,
+                    exhausted: bool) -> tuple[np.ndarray | None, BlockedClass | None, UndecidedClass | None]:
+    """A set of queens no witness covers and the randomised search did not complete: (a solution with
+    those queens, as a (1, n) witness, None, None) from the residual engine (``first_solution``) unless
+    the randomised search ``exhausted`` it; else (None, the set certified blocked by
+    ``nqcsp.solve(..., solver="auto")``, None), or (None, None, the set undecided) when no method decides it
+    within ``time_limit`` seconds. ``size``: the set's class size, kept with it."""
+    from nqcsp.api import solve
+    from nqcsp.bitboard.residual_search import first_solution
+    from nqcsp.board.problem import Problem
+    from nqcsp.board.residual import residual_within
+    from nqcsp.runtime.limits import Limits
+
+    if not exhausted:
+        limits = Limits.start(time_limit)
+        found = first_solution(residual_within(Problem(n, cells), limits), limits)
+        if found.solution is not None:
+            return np.asarray(found.solution, dtype=np.int64).reshape(1, n), None, None
+        if not found.exhausted:
+            return None, None, UndecidedClass(cells, size, "the residual search ran out of time")
+    began = time.perf_counter()
+    result = solve(n, cells, solver="auto", seed=seed, time_limit=time_limit)
+    if result.status is Status.SAT:
+        raise InternalSolverError(f"n = {n}: {cells} was searched exhaustively without a solution, "
+                                  f"but {result.solver} found one")
+    certificate = result.certificate
+    if result.status is Status.UNSAT and certificate is not None and certificate.checked:
+        return None, BlockedClass(cells, size, result.solver, certificate.to_json(),
+                                  time.perf_counter() - began), None
+    return None, None, UndecidedClass(cells, size, str(result.stats.get(
+        "reason", "UNSAT without a checked certificate")))
 
 
 def check_outcome(outcome: TaskOutcome) -> None:

@@ -37,6 +37,8 @@ from nqcsp.studies.evidence import (
     evidence_from_json,
 )
 
+ENGINES = ("classes", "rows")
+
 
 class UndecidedError(RuntimeError):
     """Some class could not be decided (a time limit, or no second complete backend installed), so the
@@ -55,11 +57,15 @@ class Level:
     tasks: int
     seconds: float
     witnesses: int = 0
+    engine: str = "classes"
 
     def to_json(self) -> dict[str, Any]:
+        """``covered_by_witnesses`` and ``decided_by_search`` count classes for the class sweep, sets for
+        the sweep by row combinations (``engine``)."""
         return {"k": self.k, "classes": self.classes, "ksets": self.ksets,
                 "covered_by_witnesses": self.covered, "decided_by_search": self.searched,
-                "tasks": self.tasks, "seconds": round(self.seconds, 3), "witnesses": self.witnesses}
+                "tasks": self.tasks, "seconds": round(self.seconds, 3), "witnesses": self.witnesses,
+                "engine": self.engine}
 
 
 @dataclass
@@ -121,7 +127,8 @@ def _executor(n: int, executor: Executor | None, jobs: int | None) -> Iterator[E
 def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int | None = None,
                          seed: int = 0, checkpoint_dir: str | None = None, search_first: float = 0.0,
                          up_to: int | None = None, memory_limit: int | None = None,
-                         progress: Callable[[int, Any], None] | None = None) -> Threshold:
+                         progress: Callable[[int, Any], None] | None = None,
+                         engine: str = "classes") -> Threshold:
     """a(n) of OEIS A374013 with its evidence (see the module's doc). ``checkpoint_dir`` keeps each level's
     finished tasks (``n{n}-k{k}.jsonl``), so that a rerun resumes; ``progress(k, account)`` is called after
     each task. Raises ``UndecidedError`` when a class stays undecided (a backend missing, say).
@@ -132,12 +139,17 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     first blocked class can be hours away on large boards: 5 queens at n = 20). The levels below are swept
     whole either way. ``up_to``: sweep no level past it; with no blocked set found by then, the answer is
     the proven bound a(n) >= up_to (``exact`` False). ``memory_limit``: bytes for the cover caches
-    (default: the memory available)."""
+    (default: the memory available). ``engine``: how the levels from k = 2 on are swept, "classes" (one
+    canonical set per class, ``nqcsp.studies.queen_sets``) or "rows" (every set by row combinations,
+    ``nqcsp.studies.row_sweep``: the level of 5 queens at n = 24 and beyond, whose classes no cover
+    cache holds); with "rows" each level starts from the witnesses of the levels below."""
     from nqcsp.api import solve
     from nqcsp.runtime.limits import as_memory_limit
     from nqcsp.studies.queen_sets import cover_cache, iter_set_sweep
 
     n = _as_threshold_size(n)
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if search_first != 0:
         search_first = as_seconds(search_first, "search_first")
     folder = None if checkpoint_dir is None else make_directory(checkpoint_dir, "checkpoint directory")
@@ -161,7 +173,7 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     def finish(k: int, blocked: list[Any], how: dict[str, Any]) -> Threshold:
         """a(n) = k - 1: the least blocked class found, its certificate kept whole."""
         least = min(blocked, key=lambda b: b.queens)
-        return result(k - 1, True, least.queens, _certified(n, least.queens, seed), {"k": k, **how})
+        return result(k - 1, True, least.queens, certified_blocked(n, least.queens, seed), {"k": k, **how})
 
     with _executor(n, executor, jobs) as pool:
         for k in range(1, n + 1):
@@ -173,6 +185,14 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
                                                       "classes_decided_before_stop": report.decided})
             if up_to is not None and k > up_to:
                 return result(up_to, False, how={"k": k, "found_by": None})
+            if engine == "rows" and k >= 2:
+                level, blocked, found_rows = _row_level(n, k, pool, seed, folder, witnesses, progress)
+                if blocked:
+                    return finish(k, blocked, {"found_by": "sweep", "sets_decided_before_stop": level.ksets,
+                                               "tasks_done": level.tasks})
+                levels.append(level)
+                witnesses[:] = [found_rows]     # the witnesses given to the level are among them
+                continue
             path = None if folder is None else str(folder / f"n{n}-k{k}.jsonl")
             account = None
             with cover_cache(n, k, memory) as cache, \
@@ -198,6 +218,31 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     raise InternalSolverError(f"n = {n}: every set of queens completes, which no board allows")
 
 
+def _row_level(n: int, k: int, pool: Executor, seed: int, folder: Any, witnesses: list[np.ndarray],
+               progress: Callable[[int, Any], None] | None) -> tuple[Level, list[Any], np.ndarray]:
+    """Level k swept by row combinations, from the witnesses so far: (its account, the blocked classes
+    it stopped at, its witnesses, those given included)."""
+    from nqcsp.studies.row_sweep import burnside_classes, iter_row_sweep
+
+    path = None if folder is None else str(folder / f"n{n}-k{k}-rows.jsonl")
+    start = np.unique(np.concatenate(witnesses).astype(np.uint8), axis=0)
+    account = None
+    with contextlib.closing(iter_row_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True,
+                                           checkpoint=path, initial=start)) as running:
+        for account in running:
+            if progress is not None:
+                progress(k, account)
+    if account is None:
+        raise InternalSolverError(f"n = {n}, k = {k}: the sweep by rows planned no task")
+    if account.undecided:
+        raise UndecidedError(f"n = {n}: {len(account.undecided)} classes of {k} queens undecided, such as "
+                             f"{account.undecided[0].queens} ({account.undecided[0].reason})")
+    classes = 0 if account.blocked else burnside_classes(n, k, account.sets)
+    level = Level(k, classes, account.sets, account.covered + account.found, account.searched,
+                  account.tasks_done, account.seconds, account.witness_count, "rows")
+    return level, account.blocked, account.witnesses
+
+
 def _search(n: int, k: int, seconds: float, seed: int, pool: Executor) -> Any:
     """The search for a blocked set of k queens: the k-queens solutions placed as blocks first (in this
     process), then annealing chains on the pool for what is left of ``seconds``."""
@@ -215,7 +260,25 @@ def _search(n: int, k: int, seconds: float, seed: int, pool: Executor) -> Any:
     return more
 
 
-def _certified(n: int, queens: tuple[Cell, ...], seed: int) -> Certificate:
+def settled_by(evidence: Evidence, queens: tuple[Cell, ...], seed: int = 0) -> Evidence:
+    """The bound a(n) >= v of ``evidence`` made exact, a(n) = v, by a blocked set of v + 1 queens found
+    apart from the run (a structured search, say): certified here (``certified_blocked``), with the same
+    levels and witnesses. ValueError when the evidence is exact already or the queens are not v + 1
+    non-attacking cells of the board; InternalSolverError when they have a solution."""
+    from nqcsp.board.problem import Problem, find_attack
+
+    n, value = evidence.n, evidence.value
+    queens = Problem(n, queens).queens
+    if evidence.exact:
+        raise ValueError(f"the evidence says {evidence.claim} already")
+    if len(set(queens)) != value + 1 or find_attack(queens) is not None:
+        raise ValueError(f"a blocked set for {evidence.claim} is {value + 1} non-attacking queens, got "
+                         f"{' '.join(f'{r},{c}' for r, c in queens)}")
+    return Evidence(n, value, True, tuple(queens), certified_blocked(n, tuple(queens), seed), evidence.levels,
+                    evidence.witnesses)
+
+
+def certified_blocked(n: int, queens: tuple[Cell, ...], seed: int) -> Certificate:
     """The blocked set decided again here, for a certificate whose evidence (proof bytes) is kept whole and
     can be re-checked from the file: auto's, or else backtrack's LRAT proof, or the SAT backend's DRAT."""
     from nqcsp.api import solve

@@ -57,15 +57,17 @@ def test_threshold_matches_oeis_with_evidence(n, thresholds):
 
 
 def test_independent_counts_match_brute_force():
-    from nqcsp.bitboard.coverage import images
+    from nqcsp.bitboard.coverage import images, mirrored_row_combinations
 
-    for n, k in [(5, 2), (6, 3), (7, 3), (8, 4)]:
+    for n, k in [(5, 2), (6, 3), (7, 3), (8, 4), (9, 0), (9, 1)]:
         assert count_sets(n, k) == len(naive_sets(n, k))
-    # The witnesses' k-subsets and their images, counted by the coverage kernel and by brute force.
-    for n, take in [(7, None), (8, None), (8, 3)]:
+    # The witnesses' k-subsets and their images, counted by the coverage kernel and by brute force: odd and
+    # even boards (a single queen in the middle column of an odd board is its own mirror image).
+    for n, take in [(7, None), (8, None), (8, 3), (9, 5), (10, 2)]:
         solutions = np.array(list(nqcsp.solutions(n))[:take], dtype=np.uint8)
-        for k in range(4):
-            covered, finished = evidence_module._cover_task(n, k, solutions, 0, math.comb(n, k), None)
+        for k in range(5):
+            combos = len(mirrored_row_combinations(n, k)[0])
+            covered, finished = evidence_module._cover_task(n, k, solutions, 0, combos, None)
             expected = {subset for picture in images(solutions).reshape(-1, n)
                         for subset in itertools.combinations(enumerate(picture.tolist()), k)}
             assert finished and covered == len(expected), (n, take, k)
@@ -248,12 +250,44 @@ def _evidence_10(thresholds):
     (lambda d: d["witnesses"].update(count=d["witnesses"]["count"] + 1), "data"),
     (lambda d: d["witnesses"].update(data=[[0, 2, 4]]), "data"),
     (lambda d: d.update(exact=False), "blocked must be null"),
+    (lambda d: d["witnesses"].update(encoding="lehmer"), "encoding must"),
+    (lambda d: d["witnesses"].update(encoding="ranks"), "not count x 3"),   # 10! - 1 takes 3 bytes
 ])
 def test_malformed_evidence_is_refused_naming_the_field(thresholds, edit, field):
     document = _evidence_10(thresholds)
     edit(document)
     with pytest.raises(ValueError, match=re.escape(field)):
         evidence_from_json(document)
+
+
+def test_witnesses_written_as_ranks_read_back_the_same_and_forged_ranks_are_refused(thresholds):
+    from nqcsp.bitboard.permutation_ranks import rank_bytes
+
+    evidence = evidence_from_json(_evidence_10(thresholds))
+    document = json.loads(json.dumps(evidence.to_json("ranks")))
+    assert document["witnesses"]["encoding"] == "ranks"
+    read = evidence_from_json(document)
+    assert np.array_equal(read.witnesses, np.unique(evidence.witnesses, axis=0))
+    assert check_threshold(document).ok
+    data = bytearray(base64.b64decode(document["witnesses"]["data"]))
+    width = rank_bytes(10)
+    cases = {"repeats the permutation": (width, bytes(width)), "beyond 10!": (0, b"\xff" * width)}
+    for message, (at, put) in cases.items():
+        forged = bytearray(data)
+        forged[at:at + width] = put
+        changed = copy.deepcopy(document)
+        changed["witnesses"]["data"] = base64.b64encode(bytes(forged)).decode()
+        with pytest.raises(ValueError, match=message):
+            evidence_from_json(changed)
+    # Ranks of permutations that are not solutions read as permutations: the re-check refuses them.
+    changed = copy.deepcopy(document)
+    shifted = bytearray(data)
+    shifted[width - 1] ^= 1
+    changed["witnesses"]["data"] = base64.b64encode(bytes(shifted)).decode()
+    report = check_threshold(changed)
+    assert not report.ok and any("not solutions" in line for line in report.lines)
+    with pytest.raises(ValueError, match="encoding must be"):
+        evidence.to_json("lehmer")
 
 
 def test_evidence_bytes_are_bounded_before_they_are_read(monkeypatch, thresholds):
@@ -286,15 +320,15 @@ def test_threshold_cli_and_check_threshold(tmp_path, capsys):
         assert len(capsys.readouterr().err.splitlines()) == 1
 
 
-def test_a_time_limit_covers_the_whole_check(thresholds, monkeypatch, tmp_path, capsys):
+def test_a_time_limit_covers_the_whole_check(monkeypatch, capsys):
     # The limit was only the certificate's, and a check that could not fit it was an internal error (4).
-    found = nqcsp.completion_threshold(14)
-    path = tmp_path / "a14.json"
-    path.write_text(json.dumps(found.to_json()))
-    monkeypatch.setattr(evidence_module, "TASK_MARKS", 1 << 10)   # many small tasks: the deadline is seen
+    # a(20)'s levels take seconds on one core after its certificate's fraction of one: the deadline comes
+    # among them.
+    path = EVIDENCE / "a20.json.xz"
+    monkeypatch.setattr(evidence_module, "TASK_MARKS", 1 << 20)   # many small steps: the deadline is seen
     with pytest.raises(OutOfTime):
-        check_threshold(found.to_json(), time_limit=0.05)
-    assert cli_main(["check-threshold", str(path), "--time-limit", "0.05"]) == 3
+        check_threshold(read_evidence(path.read_bytes()), time_limit=2.5, jobs=1)
+    assert cli_main(["check-threshold", str(path), "--time-limit", "2.5", "--jobs", "1"]) == 3
     assert "time limit" in capsys.readouterr().err
     assert cli_main(["check-threshold", str(path), "--memory-limit", "1M"]) == 3
 
