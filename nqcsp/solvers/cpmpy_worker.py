@@ -71,8 +71,9 @@ def solve(cp: Any, engine: str, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("seed") is not None:
             options["random_seed"] = int(request["seed"]) % 2**31
     elif engine == "highs":
-        # One thread for the same reason; on two cores HiGHS's own threads also slowed its warm call (median
-        # 0.86 s of search against 0.68 s on one, n = 12 with a queen at (0, 3)).
+        # One thread for the same reason. On two cores HiGHS's idle threads also took CPU from CPMpy's
+        # linearisation in this process: a warm call's median was 1.19 s, 0.94 s on one thread (n = 12, a
+        # queen at (0, 3)).
         options["threads"] = 1
     started = time.perf_counter()
     found = solver.solve(**options)
