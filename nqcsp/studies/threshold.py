@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -194,28 +194,39 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
                 witnesses[:] = [found_rows]     # the witnesses given to the level are among them
                 continue
             path = None if folder is None else str(folder / f"n{n}-k{k}.jsonl")
-            account = None
-            with cover_cache(n, k, memory) as cache, \
-                    contextlib.closing(iter_set_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True,
-                                                      checkpoint=path, keep_witnesses=True,
-                                                      cover=cache)) as running:
-                for account in running:
-                    if progress is not None:
-                        progress(k, account)
-            if account is None:
-                raise InternalSolverError(f"n = {n}, k = {k}: the sweep planned no task")
+            with cover_cache(n, k, memory) as cache:
+                account = _last_account(iter_set_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True,
+                                                        checkpoint=path, keep_witnesses=True, cover=cache),
+                                        n, k, progress, "the sweep")
             if account.blocked:
                 return finish(k, account.blocked, {"found_by": "sweep",
                                                    "classes_decided_before_stop": account.classes,
                                                    "tasks_done": account.tasks_done, "tasks": account.tasks})
-            if account.undecided:
-                raise UndecidedError(f"n = {n}: {len(account.undecided)} classes of {k} queens undecided, "
-                                     f"such as {account.undecided[0].queens} ({account.undecided[0].reason})")
+            _refuse_undecided(n, k, account.undecided)
             found = sum(len(w) for w in account.witnesses)
             levels.append(Level(k, account.classes, account.ksets, account.covered, account.searched,
                                 account.tasks, account.seconds, found))
             witnesses.extend(account.witnesses)
     raise InternalSolverError(f"n = {n}: every set of queens completes, which no board allows")
+
+
+def _last_account(running: Generator[Any, None, None], n: int, k: int,
+                  progress: Callable[[int, Any], None] | None, what: str) -> Any:
+    """A sweep's account once it has ended, each one it yields on the way shown to ``progress``."""
+    account = None
+    with contextlib.closing(running):
+        for account in running:
+            if progress is not None:
+                progress(k, account)
+    if account is None:
+        raise InternalSolverError(f"n = {n}, k = {k}: {what} planned no task")
+    return account
+
+
+def _refuse_undecided(n: int, k: int, undecided: list[Any]) -> None:
+    if undecided:
+        raise UndecidedError(f"n = {n}: {len(undecided)} classes of {k} queens undecided, such as "
+                             f"{undecided[0].queens} ({undecided[0].reason})")
 
 
 def _row_level(n: int, k: int, pool: Executor, seed: int, folder: Any, witnesses: list[np.ndarray],
@@ -226,17 +237,10 @@ def _row_level(n: int, k: int, pool: Executor, seed: int, folder: Any, witnesses
 
     path = None if folder is None else str(folder / f"n{n}-k{k}-rows.jsonl")
     start = np.unique(np.concatenate(witnesses).astype(np.uint8), axis=0)
-    account = None
-    with contextlib.closing(iter_row_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True,
-                                           checkpoint=path, initial=start)) as running:
-        for account in running:
-            if progress is not None:
-                progress(k, account)
-    if account is None:
-        raise InternalSolverError(f"n = {n}, k = {k}: the sweep by rows planned no task")
-    if account.undecided:
-        raise UndecidedError(f"n = {n}: {len(account.undecided)} classes of {k} queens undecided, such as "
-                             f"{account.undecided[0].queens} ({account.undecided[0].reason})")
+    running = iter_row_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True, checkpoint=path,
+                             initial=start)
+    account = _last_account(running, n, k, progress, "the sweep by rows")
+    _refuse_undecided(n, k, account.undecided)
     classes = 0 if account.blocked else burnside_classes(n, k, account.sets)
     level = Level(k, classes, account.sets, account.covered + account.found, account.searched,
                   account.tasks_done, account.seconds, account.witness_count, "rows")
