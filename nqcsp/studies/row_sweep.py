@@ -52,8 +52,9 @@ import numpy as np
 
 from nqcsp.board.problem import Cell
 from nqcsp.board.result import InternalSolverError
+from nqcsp.runtime import limits
 from nqcsp.runtime.limits import as_time_limit
-from nqcsp.runtime.values import Fields, as_int
+from nqcsp.runtime.values import Fields, as_int, format_bytes
 from nqcsp.studies.queen_sets import (
     NODES_PER_ROW,
     BlockedClass,
@@ -67,6 +68,10 @@ RANDOM_BATCH = 20_000        # randomised solutions per task of the first phase
 SAMPLE_COMBOS = 64           # combinations scanned to estimate the sets per combination
 _FORMAT = 1
 _WITNESS_SUFFIX = ".witnesses"
+# Copies of the witnesses a read holds at its peak: the bytes read, the whole witnesses cut from them and
+# the driver's verified copy (a worker: its two tables by row). Estimated before the read, so that a
+# witness file larger than memory is refused by its size instead of a MemoryError.
+READ_COPIES = 3
 
 
 def _kernels() -> Any:
@@ -128,7 +133,14 @@ class WitnessFile:
         return self.count()
 
     def read(self, start: int = 0, stop: int | None = None) -> np.ndarray:
-        """Witnesses ``start .. stop - 1`` (to the last whole one when ``stop`` is None), (m, n) uint8."""
+        """Witnesses ``start .. stop - 1`` (to the last whole one when ``stop`` is None), (m, n) uint8;
+        ValueError naming the size when their copies cannot fit in the memory available."""
+        size = max(0, (self.count() if stop is None else stop) - start) * self.n
+        available = limits.available_memory()
+        if size * READ_COPIES > available:
+            raise ValueError(f"the witness file {str(self.path)!r} holds {format_bytes(size)} of witnesses "
+                             f"to read, {READ_COPIES} copies of which do not fit in the "
+                             f"{format_bytes(available)} of memory available")
         with open(self.path, "rb") as handle:
             handle.seek(start * self.n)
             data = handle.read() if stop is None else handle.read((stop - start) * self.n)

@@ -18,7 +18,9 @@ from test_queen_sets import naive_blocked, naive_sets
 import nqcsp
 from nqcsp.board.result import InternalSolverError
 from nqcsp.board.symmetry import SYMMETRIES, transform
+from nqcsp.runtime import limits
 from nqcsp.runtime.parallel import InProcess
+from nqcsp.runtime.values import format_bytes
 from nqcsp.studies.evidence import Evidence, check_evidence, count_sets
 from nqcsp.studies.queen_sets import orbit_of_set, set_sweep
 from nqcsp.studies.row_sweep import (
@@ -138,6 +140,20 @@ def test_a_witness_file_shorter_than_its_checkpoint_is_refused(tmp_path):
         handle.truncate((held - 1) * 11)
     with pytest.raises(ValueError, match="truncated or replaced"):
         sweep(11, 2, checkpoint=checkpoint, batch=4)
+
+
+def test_a_witness_file_larger_than_memory_is_refused_by_its_size(tmp_path, monkeypatch):
+    # The resume read the whole witness file with no estimate: one larger than memory was a MemoryError.
+    checkpoint = str(tmp_path / "level.jsonl")
+    options = {"checkpoint": checkpoint, "batch": 4, "random_witnesses": 40_000}
+    sweep(11, 2, **options)
+    held = WitnessFile(tmp_path / "level.jsonl.witnesses", 11).count() * 11
+    monkeypatch.setattr(limits, "available_memory", lambda: 2 * held)
+    refusal = f"holds {format_bytes(held)} of witnesses to read, 3 copies of which do not fit"
+    with pytest.raises(ValueError, match=refusal):
+        sweep(11, 2, **options)
+    monkeypatch.setattr(limits, "available_memory", lambda: 3 * held)
+    assert sweep(11, 2, **options).finished
 
 
 KILLED_RUN = """
