@@ -38,6 +38,7 @@ import numpy as np
 from nqcsp.board.problem import Cell, as_board_size
 from nqcsp.board.result import InternalSolverError, Status
 from nqcsp.runtime.limits import as_time_limit
+from nqcsp.runtime.scratch import process_file, release
 from nqcsp.runtime.values import Fields, as_int
 
 MAX_N = 64                  # one uint64 per row in the kernels
@@ -334,7 +335,7 @@ def cover_cache(n: int, k: int, memory: int) -> Generator[CoverCache | None, Non
     witnesses)."""
     size = cover_cache_bytes(n, k)
     fits = k >= 2 and size <= min(memory // 4, COVER_CACHE_MAX_BYTES)
-    reserved = _reserve_cover_memory(n, k, size) if fits else None
+    reserved = process_file(f"nqcsp-cover-{n}-{k}", size, in_memory=True) if fits else None
     if reserved is None:
         yield None
         return
@@ -344,55 +345,12 @@ def cover_cache(n: int, k: int, memory: int) -> Generator[CoverCache | None, Non
         yield cache
     finally:
         _ATTACHED.pop(cache.identity, None)
-        os.close(handle)
-        if not path.startswith("/proc/"):
-            os.unlink(path)
+        release(path, handle)
 
 
 def _identity(descriptor: int) -> str:
     info = os.fstat(descriptor)
     return f"{info.st_dev}-{info.st_ino}"
-
-
-def _reserve_cover_memory(n: int, k: int, size: int) -> tuple[str, int] | None:
-    """``size`` zero bytes of shared memory, its pages reserved, as (the path other processes map it by,
-    the open descriptor that keeps it); None when nothing has room.
-
-    An anonymous memory file (Linux's memfd), else a file in the temporary folder. Where /proc shows this
-    process's descriptors, the memory has no name in any folder (the file's is removed at once): other
-    processes of the machine open it as ``/proc/PID/fd/FD`` while the sweep holds it, and a sweep killed
-    by SIGKILL leaves nothing behind, its memory freed with the last process holding it (the sweep and
-    its workers, which die with it). Elsewhere the file is removed when the sweep ends. Reserved, not
-    sparse: a page of a mapped file that its file system cannot supply when it is first written kills the
-    process with SIGBUS (a container's /dev/shm is 64 MB)."""
-    import tempfile
-
-    by_descriptor = f"/proc/{os.getpid()}/fd"
-    named = not os.path.isdir(by_descriptor)
-    for anonymous in (True, False):
-        if anonymous and (named or not hasattr(os, "memfd_create")):
-            continue
-        path: str | None = None
-        try:
-            if anonymous:
-                handle = os.memfd_create(f"nqcsp-cover-{n}-{k}", os.MFD_CLOEXEC)
-            else:
-                handle, path = tempfile.mkstemp(prefix=f"nqcsp-cover-{n}-{k}-")
-        except OSError:
-            continue
-        try:
-            os.posix_fallocate(handle, 0, size)
-        except OSError:
-            os.close(handle)
-            if path is not None:
-                os.unlink(path)
-            continue
-        if named and path is not None:
-            return path, handle
-        if path is not None:
-            os.unlink(path)
-        return f"{by_descriptor}/{handle}", handle
-    return None
 
 
 def _rng(seed: int, task: SetTask) -> np.ndarray:

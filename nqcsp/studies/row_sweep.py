@@ -522,19 +522,23 @@ def checkpoint_header(n: int, k: int, seed: int, stop_at_blocked: bool, batch: i
 
 @contextlib.contextmanager
 def _witness_path(checkpoint: str | None) -> Iterator[pathlib.Path]:
-    """The checkpoint's witness file, or a temporary one removed at the end."""
+    """The checkpoint's witness file, or a scratch file that goes with the sweep however it ends
+    (``nqcsp.runtime.scratch``: a SIGKILL left the temporary file of a sweep without a checkpoint)."""
     from nqcsp.runtime.paths import file_to_append
+    from nqcsp.runtime.scratch import process_file, release
 
     if checkpoint is not None:
         yield file_to_append(str(checkpoint) + _WITNESS_SUFFIX, "witness file")
         return
-    handle, name = tempfile.mkstemp(prefix="nqcsp-witnesses-", suffix=".bin")
-    os.close(handle)
+    scratch = process_file("nqcsp-witnesses")
+    if scratch is None:
+        raise ValueError(f"no room for the sweep's witness file in the temporary folder "
+                         f"{tempfile.gettempdir()!r}")
+    name, handle = scratch
     try:
         yield pathlib.Path(name)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(name)
+        release(name, handle)
 
 
 def iter_row_sweep(n: int, k: int, *, executor: Executor | None = None, jobs: int | None = None,

@@ -2,6 +2,7 @@
 the class sweep, its classes by Burnside against the class sweep's, its witnesses verified, and a run killed
 with SIGKILL then resumed from its checkpoint with the same totals as an uninterrupted one."""
 
+import contextlib
 import itertools
 import json
 import os
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -165,6 +167,44 @@ for account in iter_row_sweep(17, 3, executor=InProcess(), checkpoint=sys.argv[1
     print(account.tasks_done, flush=True)
     time.sleep(0.05)
 """
+
+
+UNKEPT_RUN = """
+import sys
+from nqcsp.runtime.parallel import ProcessPool
+from nqcsp.studies.row_sweep import iter_row_sweep
+pool = ProcessPool(2)
+for account in iter_row_sweep(17, 3, executor=pool, batch=1, random_witnesses=50):
+    print(account.tasks_done, flush=True)
+"""
+
+
+def _open_files(pid):
+    targets = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(FileNotFoundError):     # a descriptor closed meanwhile
+            targets.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+    return targets
+
+
+def test_a_sweep_without_checkpoint_killed_leaves_no_witness_file(tmp_path):
+    # Its witness file was a temporary file removed at the end: each SIGKILL left one in the temporary
+    # folder. Now it has no name there from the start, and goes with the sweep and its workers.
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(UNKEPT_RUN)], stdout=subprocess.PIPE,
+                             text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        held = []
+        for line in child.stdout:
+            held = _open_files(child.pid)
+            if int(line) >= 2:
+                break
+        assert child.poll() is None and any("nqcsp-witnesses-" in target for target in held), held
+        assert not [name for name in os.listdir(tmp_path) if name.startswith("nqcsp-")]
+        child.kill()
+    finally:
+        child.wait()
+    time.sleep(0.5)         # the workers die with the sweep (PDEATHSIG)
+    assert not [name for name in os.listdir(tmp_path) if name.startswith("nqcsp-")]
 
 
 @pytest.mark.slow
