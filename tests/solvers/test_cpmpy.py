@@ -21,6 +21,7 @@ import nqcsp.solvers as registry
 from nqcsp import InternalSolverError, Problem, Status
 from nqcsp.runtime.lazy import MissingDependency
 
+pytestmark = pytest.mark.field  # skipped without the field extra; CI runs these once it is installed
 cpmpy_backend = pytest.importorskip("nqcsp.solvers.cpmpy")
 pytest.importorskip("cpmpy", reason="the field extra is not installed (pip install 'nqcsp[field]')")
 

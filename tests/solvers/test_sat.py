@@ -390,7 +390,8 @@ print(r.status.value, r.stats.get("sat_solver"), json.dumps(cols))
 """
 
 
-@pytest.mark.parametrize("name", ["kissat404", "cryptominisat5"])
+# CryptoMiniSat is PySAT's through pycryptosat, of the field extra.
+@pytest.mark.parametrize("name", ["kissat404", pytest.param("cryptominisat5", marks=pytest.mark.field)])
 def test_a_solver_pysat_runs_once_or_without_a_time_limit_still_answers_under_one(name):
     # Kissat aborted the whole process on its second conflict budget ("incremental solving not
     # supported"; n = 100 needs more than the first), and PySAT handed CryptoMiniSat no time limit, which
