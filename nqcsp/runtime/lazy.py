@@ -56,4 +56,10 @@ def kernel_startup_s(module: str, kernel: str) -> float:
 
 class MissingDependency(ImportError):
     """A backend or feature the caller named whose optional dependency is not installed here (a module or
-    an executable). Any other ImportError raised while solving is a bug, reported as one."""
+    an executable); its message names what to install. Any other ImportError raised while solving is a
+    bug, reported as one. The CLI reports it as bad input: one line, exit 2."""
+
+
+def pip_extra(extra: str) -> str:
+    """How a missing dependency's message says to install nqcsp's optional ``extra``."""
+    return f"pip install 'nqcsp[{extra}]'"

@@ -25,6 +25,7 @@ it runs in growing conflict budgets with the clock checked between them).
 from __future__ import annotations
 
 import gc
+import importlib.util
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -47,6 +48,7 @@ from nqcsp.proof.statement import (
     reference_cnf,
     reference_size,
 )
+from nqcsp.runtime.lazy import MissingDependency, pip_extra
 from nqcsp.runtime.limits import Limits, OutOfTime, time_limit_reason
 from nqcsp.solvers.base import BUILD_S, PROVE_S, REASON, SEARCH_S, SOLVE_S, Clock
 from nqcsp.solvers.cnf import (
@@ -72,6 +74,10 @@ BROKEN_PROOF_SOLVERS = {
     "maplesat": "its DRAT proofs are broken (they name the wrong variables)",
     "maplecm": "its DRAT proofs are broken (about half stop before the empty clause)",
 }
+# Solvers that PySAT reaches through a Python package of their own, with the extra that installs it. PySAT
+# only asserts that the package is there when the solver is made (an AssertionError, which would be
+# reported as a bug), so the option's check asks first.
+SOLVER_PACKAGES = {"cryptosat": ("pycryptosat", "field")}
 # Solvers that ignore assumptions, so the hint cannot guide them.
 NO_ASSUMPTIONS = ("kissat404",)
 # Solvers that PySAT can run only once (Kissat aborts the whole process on a second call: "incremental
@@ -88,13 +94,18 @@ CLAUSAL_FACTOR = 4
 
 
 def canonical_solver_name(name: object) -> str:
-    """The PySAT solver called ``name`` (aliases such as ``g4`` accepted); ValueError names unknown ones."""
+    """The PySAT solver called ``name`` (aliases such as ``g4`` accepted); ValueError names unknown ones,
+    MissingDependency the extra of one whose package is not installed (CryptoMiniSat's)."""
     from pysat.solvers import SolverNames
 
     if not isinstance(name, str):
         raise TypeError(f"sat_solver must be a PySAT solver name (str), got {name!r}")
     for canonical, aliases in vars(SolverNames).items():
         if not canonical.startswith("_") and name.lower() in (canonical, *aliases):
+            package, extra = SOLVER_PACKAGES.get(canonical, (None, ""))
+            if package is not None and importlib.util.find_spec(package) is None:
+                raise MissingDependency(f"SAT solver {name!r} needs the Python package {package!r}, which is "
+                                        f"not installed: {pip_extra(extra)}")
             # PySAT's own key is not always one of the names its Solver takes (CryptoMiniSat's
             # "cryptosat" is not): then its last alias, which it takes.
             return canonical if canonical in aliases else aliases[-1]
