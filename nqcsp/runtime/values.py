@@ -2,13 +2,17 @@
 check of a number of seconds (every time limit of the API and of every command), the one parser of JSON
 from outside (``parse_json``: RFC 8259 strictly, its memory estimated before it parses), and the one reader
 of JSON records that other runs wrote (checkpoint lines, evidence), which checks each field's exact type
-and names the field it refuses."""
+and names the field it refuses. ``Fields.keys`` is the one schema check of a JSON object from outside (a
+queens file, a batch line, a checkpoint's header, evidence): its required keys present and no other key,
+a near miss named (``did_you_mean``, also the one "did you mean" of option, keyword and solver names)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import numbers
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 # Python objects a JSON text becomes, per structural character (measured with tracemalloc by
@@ -29,6 +33,28 @@ MAX_RECORDED_SECONDS = 1e9
 def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def close_names(word: object, known: Iterable[str]) -> list[str]:
+    """The names of ``known`` that ``word`` is a near miss of (difflib's ratio of 0.6 or more), the
+    closest first and only those as close as it; [] for none."""
+    if not isinstance(word, str):
+        return []
+    close = difflib.get_close_matches(word, list(dict.fromkeys(known)), n=3)
+
+    def ratio(name: str) -> float:
+        return difflib.SequenceMatcher(None, word, name).ratio()
+
+    return [name for name in close if ratio(name) == ratio(close[0])]
+
+
+def did_you_mean(word: object, known: Iterable[str], shown: str = "{!r}") -> str:
+    """``"; did you mean 'X'?"`` when ``word`` is a near miss of ``known`` (``close_names``), else ``""``:
+    for the end of a message refusing ``word``. ``shown`` formats each name (``"--{}"`` for a flag)."""
+    names = close_names(word, known)
+    if not names:
+        return ""
+    return f"; did you mean {' or '.join(shown.format(name) for name in names)}?"
 
 
 def format_bytes(nbytes: float) -> str:
@@ -144,9 +170,21 @@ class Fields:
 
     def only(self, *keys: str) -> Fields:
         """Refuse any field but ``keys`` (a document whose every field is checked, or refused)."""
-        unknown = sorted(set(self.data) - set(keys))
+        return self.keys((), keys)
+
+    def keys(self, required: Sequence[str], optional: Sequence[str] = ()) -> Fields:
+        """Hold the object to its schema before any field is read: a key outside ``required`` and
+        ``optional`` is refused (with a near miss named: ``{"queen": ...}`` is not read as no queens), then
+        a missing required key; ValueError naming ``where`` and the key."""
+        allowed = tuple(dict.fromkeys((*required, *optional)))
+        unknown = [key for key in self.data if key not in allowed]
         if unknown:
-            raise ValueError(f"{self.where}: {unknown[0]!r} is not one of its fields ({', '.join(keys)})")
+            key = unknown[0]
+            raise ValueError(f"{self.where}: {_shown(key)} is not one of its fields "
+                             f"({', '.join(allowed) or 'none'}){did_you_mean(key, allowed)}")
+        missing = [key for key in required if key not in self.data]
+        if missing:
+            raise ValueError(f"{self.where}: the field {missing[0]!r} is missing")
         return self
 
     def _field(self, key: str) -> Any:

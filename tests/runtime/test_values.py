@@ -8,7 +8,7 @@ import tracemalloc
 
 import pytest
 
-from nqcsp.runtime.values import json_bytes_needed, parse_json
+from nqcsp.runtime.values import Fields, close_names, did_you_mean, json_bytes_needed, parse_json
 
 ITEMS = 20_000
 
@@ -93,3 +93,29 @@ def test_what_is_not_json_is_refused_naming_where(text: str | bytes, says: str) 
 def test_json_that_is_valid_is_read_as_json_reads_it() -> None:
     text = '{"n": 8, "queens": [[0, 3]], "id": -0.0, "big": 1e308, "s": "\\u00e9", "t": true, "u": null}'
     assert parse_json(text, "x") == json.loads(text)
+
+
+# --- the one schema check of a JSON object from outside --------------------------------------------------
+
+
+def test_a_schema_refuses_an_unknown_key_first_with_its_near_miss_then_a_missing_one() -> None:
+    assert Fields({"queens": []}, "q.json").keys(("queens",)).data == {"queens": []}
+    assert Fields({"n": 8}, "line 3").keys(("n",), ("id",)).data == {"n": 8}
+    with pytest.raises(ValueError, match=r"^q\.json: 'queen' is not one of its fields \(queens\); did you "
+                                         r"mean 'queens'\?$"):
+        Fields({"queen": [[0, 0]]}, "q.json").keys(("queens",))
+    with pytest.raises(ValueError, match=r"^q\.json: the field 'queens' is missing$"):
+        Fields({}, "q.json").keys(("queens",))
+    with pytest.raises(ValueError, match=r"^line 3: 'x' is not one of its fields \(n, id\)$"):
+        Fields({"n": 8, "x": 1}, "line 3").keys(("n",), ("id",))
+    with pytest.raises(ValueError, match="must be a JSON object"):
+        Fields([1], "line 3").keys(("n",))
+
+
+def test_did_you_mean_names_the_closest_names_only() -> None:
+    assert did_you_mean("timelimit", ("time_limit", "memory_limit", "seed")) == "; did you mean 'time_limit'?"
+    both = "; did you mean 'sat_solver' or 'mzn_solver'?"
+    assert did_you_mean("solver", ("sat_solver", "mzn_solver")) == both
+    assert did_you_mean("--time-limt", ("--time-limit", "--seed"), "{}") == "; did you mean --time-limit?"
+    assert did_you_mean("zzz", ("time_limit",)) == "" and did_you_mean(3, ("time_limit",)) == ""
+    assert close_names("glucose", ("glucose3", "glucose4", "g4", "glucose4")) == ["glucose4", "glucose3"]
