@@ -26,6 +26,8 @@ MAX_N = 2**62
 # The `solver` of an answer the pre-check gave before any backend ran (attacking queens, an empty free
 # line, n = 0, every row taken), whichever solver was asked for.
 TRIVIAL = "trivial"
+# The keywords of ``solve`` besides a backend's options: a near miss of one (``timelimit``) is named.
+SOLVE_KEYWORDS = ("queens", "solver", "time_limit", "seed", "memory_limit")
 
 
 def indexable_problem(n_or_problem: int | Problem, queens: Queens = ()) -> Problem:
@@ -135,9 +137,9 @@ def solve(n_or_problem: int | Problem, queens: Queens = (), *, solver: str = "au
     problem = indexable_problem(n_or_problem, queens)
     seed_value = as_seed(seed)
     if solver == "auto":
-        resolve_options("auto", (), options)
+        resolve_options("auto", (), options, SOLVE_KEYWORDS)
     else:
-        options = options_for(solver, options)
+        options = options_for(solver, options, SOLVE_KEYWORDS)
         require_installed(solver)
     try:
         result = trivial_answer(problem, limits)

@@ -39,6 +39,17 @@ def test_bad_options_are_named(kw, named):
         solve(8, **kw)
 
 
+@pytest.mark.parametrize(("kw", "meant"), [
+    ({"timelimit": 3}, "time_limit"), ({"queen": [(0, 3)]}, "queens"), ({"seeds": 1}, "seed"),
+    ({"solver": "qs4", "max_restart": 2}, "max_restarts"), ({"solver": "cpsta"}, "cpsat"),
+    ({"solver": "cpmpy", "engine": "chocco"}, "choco"),
+])
+def test_a_misspelt_keyword_option_or_name_says_did_you_mean(kw, meant):
+    # Said before: "unknown option(s) timelimit" with no hint.
+    with pytest.raises((ValueError, TypeError), match=f"did you mean '{meant}'\\?"):
+        solve(8, **kw)
+
+
 def test_problem_is_frozen_sorted_and_merges_duplicates():
     problem = Problem(8, [(3, 1), (0, 3), (0, 3)])
     assert problem.queens == ((0, 3), (3, 1))

@@ -11,23 +11,53 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from nqcsp.runtime.lazy import MissingDependency, load
+from nqcsp.runtime.values import close_names, did_you_mean
 from nqcsp.solvers.base import Option, Solver, resolve_options
 
 _BIG = 2**62  # the largest integer option value: every count fits numba's int64 state
 
 
-def _lazy_check(module: str, function: str) -> Any:
-    """A value check that lives in a backend module, imported only when the option is given."""
+class UnknownName(ValueError):
+    """An option's value that names nothing the backend knows, with the names it is a near miss of
+    (``close``, named in the message too)."""
+
+    def __init__(self, message: str, close: list[str]) -> None:
+        super().__init__(message)
+        self.close = close
+
+
+def _lazy_check(module: str, function: str, names: str | Callable[[], Iterable[str]] | None = None) -> Any:
+    """A value check that lives in a backend module, imported only when the option is given; with
+    ``names`` (the module's attribute holding the names it knows, or a function giving them), a refused
+    name gets its near miss named (UnknownName)."""
 
     def check(value: Any) -> Any:
-        return getattr(load(module), function)(value)
+        found = load(module)
+        try:
+            return getattr(found, function)(value)
+        except ValueError as exc:
+            if names is None:
+                raise
+            close = close_names(value, getattr(found, names) if isinstance(names, str) else names())
+            if not close:
+                raise
+            raise UnknownName(f"{exc}{did_you_mean(value, close)}", close) from None
 
     return check
+
+
+def _pysat_names() -> list[str]:
+    # PySAT's own table of its solvers and their aliases, the one nqcsp.solvers.sat.canonical_solver_name
+    # looks names up in (imported only once a name was refused).
+    from pysat.solvers import SolverNames
+
+    return [name for key, aliases in vars(SolverNames).items() if not key.startswith("_")
+            for name in (key, *aliases)]
 
 
 @dataclass(frozen=True)
@@ -109,7 +139,7 @@ _SPECS: tuple[BackendSpec, ...] = (
                 (Option("encoding", None, "custom", "cardinality encoding (default: by phase)",
                         check=_lazy_check("nqcsp.solvers.cnf", "check_encoding")),
                  Option("sat_solver", None, "custom", "PySAT solver name (default: by phase)",
-                        check=_lazy_check("nqcsp.solvers.sat", "canonical_solver_name")),
+                        check=_lazy_check("nqcsp.solvers.sat", "canonical_solver_name", _pysat_names)),
                  Option("proof", "auto", "choice", "'auto': prove an UNSAT; True: prove only; False: never",
                         choices=("auto", True, False)),
                  Option("hint", True, "bool", "guide the search by the construction"))),
@@ -122,7 +152,7 @@ _SPECS: tuple[BackendSpec, ...] = (
                 "process: Choco, Exact, Z3, Pumpkin, HiGHS, OR-Tools, PySAT; UNSAT is the engine's claim",
                 (Option("engine", "ortools", "custom", "CPMpy engine: ortools, choco, exact, z3, pumpkin, "
                         "highs, pysat or pysat:NAME (an unknown name lists the installed ones)",
-                        check=_lazy_check("nqcsp.solvers.cpmpy", "check_engine")),),
+                        check=_lazy_check("nqcsp.solvers.cpmpy", "check_engine", "ENGINES")),),
                 outside=True, install="pip install 'nqcsp[field]'"),
 )
 
@@ -166,7 +196,8 @@ def spec(name: object) -> BackendSpec:
         raise TypeError(f"solver must be a name (str), got {name!r}")
     found = _BY_NAME.get(name)
     if found is None:
-        raise ValueError(f"unknown solver {name!r}; known: auto, {', '.join(_BY_NAME)}")
+        raise ValueError(f"unknown solver {name!r}; known: auto, {', '.join(_BY_NAME)}"
+                         f"{did_you_mean(name, ('auto', *_BY_NAME))}")
     return found
 
 
@@ -225,10 +256,33 @@ def get_solver(name: str) -> Solver:
     return _instances[name]
 
 
-def options_for(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options of backend ``name`` resolved against its schema: defaults filled, values checked."""
+def options_for(name: str, options: Mapping[str, Any], keywords: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The options of backend ``name`` resolved against its schema: defaults filled, values checked (an
+    unknown name's near miss among them and the caller's ``keywords`` named)."""
     backend = spec(name)
-    resolved = resolve_options(name, backend.options, options)
+    resolved = resolve_options(name, backend.options, options, keywords)
     if backend.check_together is not None:
         backend.check_together(resolved)
     return resolved
+
+
+def options_taking(key: str, value: Any) -> list[tuple[str, str, Any]]:
+    """(backend, option, value) for each backend option named like ``key`` (difflib) that takes ``value``,
+    or the name ``value`` is a near miss of: where a value given to the wrong name was meant to go
+    (``solver=glucose``: the sat backend's ``sat_solver=glucose4``)."""
+    import difflib
+
+    found = []
+    for backend in _SPECS:
+        for option in backend.options:
+            if not difflib.get_close_matches(key, [option.name]):
+                continue
+            try:
+                option.validate(value)
+            except UnknownName as exc:
+                found.append((backend.name, option.name, exc.close[0]))
+            except (TypeError, ValueError, ImportError):
+                continue
+            else:
+                found.append((backend.name, option.name, value))
+    return found

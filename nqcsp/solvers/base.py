@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import numbers
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from nqcsp.board.problem import Problem
 from nqcsp.board.result import Result
 from nqcsp.runtime.limits import Limits
+from nqcsp.runtime.values import did_you_mean
 
 # The stats vocabulary: every backend reports the same names for the same things. A name that more than one
 # module writes or reads is a constant here; a measurement only one backend takes (its solver's counters,
@@ -96,13 +97,16 @@ def _bound(value: float | None) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def resolve_options(backend: str, schema: tuple[Option, ...], options: Mapping[str, Any]) -> dict[str, Any]:
-    """Every declared option, from ``options`` or its default, validated; unknown names raise TypeError."""
+def resolve_options(backend: str, schema: tuple[Option, ...], options: Mapping[str, Any],
+                    keywords: Sequence[str] = ()) -> dict[str, Any]:
+    """Every declared option, from ``options`` or its default, validated; unknown names raise TypeError,
+    with a near miss among the options and the caller's own ``keywords`` (``time_limit``) named."""
     known = {option.name: option for option in schema}
     unknown = sorted(set(options) - set(known))
     if unknown:
         takes = f"; it takes {', '.join(known)}" if known else "; it takes none"
-        raise TypeError(f"solver {backend!r} got unknown option(s) {', '.join(unknown)}{takes}")
+        raise TypeError(f"solver {backend!r} got unknown option(s) {', '.join(unknown)}{takes}"
+                        f"{did_you_mean(unknown[0], (*known, *keywords))}")
     resolved = {}
     for name, option in known.items():
         resolved[name] = option.validate(options[name]) if name in options else option.default
