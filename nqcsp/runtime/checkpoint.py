@@ -77,13 +77,17 @@ class Checkpoint:
                 raise
             records.append((number, record))
             good += len(line) + 1
-        first = records[0][1] if records else None
-        if not isinstance(first, dict) or first.get("header") != self.header:
-            found = first.get("header") if isinstance(first, dict) else first
-            shown = json.dumps(found, default=str)[:200]
-            raise ValueError(f"checkpoint {str(self.path)!r} belongs to another run (or is not a "
-                             f"checkpoint): its first line is {shown}, this run's header is "
-                             f"{json.dumps(self.header)}")
+        if not records:
+            raise ValueError(f"checkpoint {str(self.path)!r} holds no line that is whole (or is not a "
+                             f"checkpoint): this run's header is {json.dumps(self.header)}")
+        # The first line is the header and nothing else; a header with a field more or less than this
+        # run's is another run's (compared whole: every field of it names the question the tasks answer).
+        number, first = records[0]
+        found = Fields(first, f"checkpoint {str(self.path)!r} line {number}").keys(("header",)).data["header"]
+        if found != self.header:
+            raise ValueError(f"checkpoint {str(self.path)!r} belongs to another run: its header (line "
+                             f"{number}) is {json.dumps(found, default=str)[:200]}, this run's is "
+                             f"{json.dumps(self.header)}{_differs(found, self.header)}")
         for number, record in records[1:]:
             task = Fields(record, f"checkpoint {str(self.path)!r} line {number}").text("task")
             if task in self.done:
@@ -114,3 +118,17 @@ class Checkpoint:
         record = {"task": task, **record}
         self._append(record)
         self.done[task] = record
+
+
+def _differs(found: object, header: dict[str, Any]) -> str:
+    """The first field in which another run's header differs from this run's, for the message."""
+    if not isinstance(found, dict):
+        return ""
+    for key in header:
+        if key not in found:
+            return f" (it has no field {key!r})"
+        if found[key] != header[key]:
+            return f" (its {key!r} is {json.dumps(found[key], default=str)[:60]}, this run's " \
+                   f"{json.dumps(header[key], default=str)[:60]})"
+    extra = [key for key in found if key not in header]
+    return f" (its field {extra[0]!r} is not this run's)" if extra else ""

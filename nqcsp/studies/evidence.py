@@ -174,17 +174,24 @@ def _certificate(fields: Fields, n: int) -> Certificate:
     return Certificate(kind, (), read)
 
 
-def evidence_from_json(document: object) -> Evidence:
+def evidence_from_json(document: object, where: str = "the evidence") -> Evidence:
     """The evidence a decoded JSON document holds, every field checked and any other refused (ValueError
-    naming the field)."""
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ValueError(f"not nqcsp threshold evidence (no \"format\": \"{FORMAT}\")")
-    version = document.get("version")
+    naming ``where`` the document came from, a file, and the field). The header ("format", "version") is
+    checked first, so that another file or another version is named as that, not as its first odd field."""
+    if not isinstance(document, dict):
+        raise ValueError(f"{where} is not nqcsp threshold evidence: it is not a JSON object")
+    if "format" not in document or document["format"] != FORMAT:
+        said = f"its format is {_shown(document['format'])}" if "format" in document else \
+            "the field 'format' is missing"
+        raise ValueError(f"{where} is not nqcsp threshold evidence (\"format\": \"{FORMAT}\"): {said}")
+    if "version" not in document:
+        raise ValueError(f"{where}: the field 'version' is missing; this nqcsp reads version {VERSION}")
+    version = document["version"]
     if type(version) is not int or version != VERSION:     # 2.0 and true are not the version 2
-        raise ValueError(f"evidence: version {_shown(version)}; this nqcsp reads version {VERSION} (older "
+        raise ValueError(f"{where}: version {_shown(version)}; this nqcsp reads version {VERSION} (older "
                          f"evidence: run 'nqcsp threshold' again)")
-    top = Fields(document, "evidence").only("format", "version", "n", "value", "exact", "blocked", "levels",
-                                            "witnesses")
+    top = Fields(document, where).keys(("format", "version", "n", "value", "exact", "blocked", "levels",
+                                        "witnesses"))
     n = top.integer("n", MIN_N, MAX_N)
     value = top.integer("value", 0, n - 1)
     exact = top.flag("exact")
@@ -201,15 +208,16 @@ def evidence_from_json(document: object) -> Evidence:
             raise ValueError(f"{block.where}: queens lists a cell twice")
         certificate = _certificate(block.record("certificate"), n)
     elif top.data["blocked"] is not None:
-        raise ValueError("evidence: blocked must be null when exact is false")
+        raise ValueError(f"{where}: blocked must be null when exact is false")
     levels = top.records("levels")
     if len(levels) != value + 1:
-        raise ValueError(f"evidence: levels must be value + 1 = {value + 1} levels, got {len(levels)}")
+        raise ValueError(f"{where}: levels must be value + 1 = {value + 1} levels, got {len(levels)}")
     counts = []
     for k, level in enumerate(levels):
         level.only("k", "sets").integer("k", k, k)
         counts.append(level.integer("sets", 1, math.comb(n * n, k)))
-    stored = top.record("witnesses").only("count", "data", "encoding")
+    stored = top.record("witnesses").keys(("count", "data"), ("encoding",))
+    # "encoding" is optional in version 2 (documented in the module): written only for ranks.
     encoding = stored.text("encoding") if "encoding" in stored.data else "columns"
     if encoding not in WITNESS_ENCODINGS:
         raise ValueError(f"{stored.where}: encoding must be one of {', '.join(WITNESS_ENCODINGS)}, got "
@@ -238,25 +246,26 @@ def evidence_from_json(document: object) -> Evidence:
     return Evidence(n, value, exact, blocked, certificate, tuple(counts), witnesses)
 
 
-def read_evidence(data: bytes, memory: int | None = None) -> Evidence:
+def read_evidence(data: bytes, memory: int | None = None, where: str = "the evidence") -> Evidence:
     """Evidence from a file's bytes (JSON, or xz-compressed JSON), every size bounded before it is read:
     the document decompressed within ``MAX_DOCUMENT_BYTES`` and a share of ``memory`` (bytes; default:
-    the memory available), its JSON parsed only when its objects fit what is left (``parse_json``)."""
+    the memory available), its JSON parsed only when its objects fit what is left (``parse_json``).
+    ValueError naming ``where`` (the file: ``"evidence 'a24.json.xz'"``) and what is wrong."""
     budget = as_memory_limit(memory)
     if data.startswith(XZ_MAGIC):
         limit = min(MAX_DOCUMENT_BYTES, budget // DOCUMENT_SHARE)
         bound = "the most a document may hold" if limit == MAX_DOCUMENT_BYTES else \
             f"the share of the memory limit of {format_bytes(budget)} that its text may take"
-        text = _decompressed(data, limit, bound)
+        text = _decompressed(data, limit, bound, where)
     else:
         text = data
     if len(text) > MAX_DOCUMENT_BYTES:
-        raise ValueError(f"the evidence is larger than {format_bytes(MAX_DOCUMENT_BYTES)}")
+        raise ValueError(f"{where} is larger than {format_bytes(MAX_DOCUMENT_BYTES)}")
     held = len(data) + (len(text) if text is not data else 0)
-    return evidence_from_json(parse_json(text, "the evidence", budget, held))
+    return evidence_from_json(parse_json(text, where, budget, held), where)
 
 
-def _decompressed(data: bytes, limit: int, bound: str) -> bytes:
+def _decompressed(data: bytes, limit: int, bound: str, where: str) -> bytes:
     """The xz file ``data`` decompressed, all of its streams (as ``xz -d`` reads them, stream padding
     included), at most ``limit`` bytes of it (``bound`` says why): ValueError when it holds more, is cut
     short, or is not xz."""
@@ -268,21 +277,21 @@ def _decompressed(data: bytes, limit: int, bound: str) -> bytes:
         try:
             piece = decompressor.decompress(rest, max_length=limit - held + 1)
         except lzma.LZMAError as exc:
-            raise ValueError(f"the evidence is not valid xz data ({exc})") from None
+            raise ValueError(f"{where} is not valid xz data ({exc})") from None
         held += len(piece)
         pieces.append(piece)
         if held > limit:
-            raise ValueError(f"the evidence decompresses to more than {format_bytes(limit)}, {bound}")
+            raise ValueError(f"{where} decompresses to more than {format_bytes(limit)}, {bound}")
         if not decompressor.eof:
-            raise ValueError("the evidence's xz data is cut short: it ends inside a stream")
+            raise ValueError(f"{where}: its xz data is cut short: it ends inside a stream")
         padded = decompressor.unused_data
         rest = padded.lstrip(b"\0")
         if (len(padded) - len(rest)) % 4:
-            raise ValueError("the evidence's xz data has stream padding that is not a multiple of 4 bytes")
+            raise ValueError(f"{where}: its xz data has stream padding that is not a multiple of 4 bytes")
         if not rest:
             return pieces[0] if len(pieces) == 1 else b"".join(pieces)
         if not rest.startswith(XZ_MAGIC):
-            raise ValueError("the evidence has bytes after its xz data that are not another xz stream")
+            raise ValueError(f"{where} has bytes after its xz data that are not another xz stream")
 
 
 def _rank_bytes(n: int) -> int:
