@@ -1,6 +1,9 @@
-"""Command line: ``run`` a suite, ``analyze`` result files, ``list`` the suites, ``check-generator``,
-``peers`` (CPU-second ratios against native peers given by path, benchmarks/native_peers.py), ``compare``
-(a suite's results before and after a change, benchmarks/compare.py).
+"""The one way into the comparison lab, from the repository's root: ``python -m benchmarks COMMAND``.
+
+``run`` a suite of the grid, ``analyze`` result files, ``list`` the suites, and one command per study of
+``benchmarks/suites/`` (``field``, ``thresholds``, ``peers``, the micro-benchmarks), each with its own
+``--help``. The layout (``benchmarks/__init__.py``): harness, judging, suites, each layer importing only
+the ones below it.
 
 ``python -m benchmarks run SUITE`` appends to ``./bench-results/SUITE.jsonl`` (``--out DIR`` names another
 directory; ``--publish`` writes to the package's tracked ``benchmarks/results/``). ``analyze`` writes its
@@ -11,15 +14,38 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import sys
 from pathlib import Path
 
-from benchmarks.instances import PROB079_ENV
-from benchmarks.peers import SHIFTQUEENS_ENV
-from benchmarks.runner import DEFAULT_OUT, PUBLISHED_DIR, run_suite
-from benchmarks.suites import SUITES
+from benchmarks.harness.catalog import SUITES
+from benchmarks.harness.instances import PROB079_ENV
+from benchmarks.harness.peers import SHIFTQUEENS_ENV
+from benchmarks.harness.records import RecordError
+from benchmarks.harness.runner import DEFAULT_OUT, PUBLISHED_DIR, run_suite
+from benchmarks.judging.truth import Contradiction
 from nqcsp.cli.common import add_executor_arguments, executor_from_args, positive_float_arg
+
+# The studies with a command line of their own: the module whose ``main(argv)`` takes the arguments.
+STUDIES = {
+    "field": ("benchmarks.suites.field.report", "the field's report (field.md, field.html) and warm calls"),
+    "field-count": ("benchmarks.suites.field.count", "counting compared: bitboard, Ganak, CP-SAT"),
+    "thresholds": ("benchmarks.suites.thresholds.cli", "completion thresholds (OEIS A374013): sweeps, "
+                                                       "evidence, re-checks, the blocked-set search"),
+    "peers": ("benchmarks.suites.peers.native", "side by side with native peers given by path, CPU-second "
+                                                "ratios"),
+    "compare": ("benchmarks.judging.compare", "two result files of a suite, before and after: ratios and "
+                                              "regressions"),
+    "certified": ("benchmarks.suites.micro.certified", "the cost of the guarantee on CSPLib prob079's "
+                                                       "instances"),
+    "counting": ("benchmarks.suites.micro.counting", "per-core counting speed against a C reference"),
+    "lrat-scaling": ("benchmarks.suites.micro.lrat_scaling", "the LRAT check's seconds per byte on hostile "
+                                                             "proofs"),
+    "parallel": ("benchmarks.suites.micro.parallel", "the Executor seam's costs and cluster projections"),
+    "residual-engine": ("benchmarks.suites.micro.residual_engine", "the residual engine on completion "
+                                                                   "instances"),
+}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -66,32 +92,23 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--seeds", type=int, default=10, help="seeds 0..K-1 per size (default 10)")
 
     sub.add_parser("list", help="the suites and what they hold")
-    sub.add_parser("compare", add_help=False,
-                   help="two result files of a suite, before and after: ratios and regressions "
-                        "(python -m benchmarks compare --help)")
-    sub.add_parser("peers", add_help=False,
-                   help="side by side with native peers given by path, CPU-second ratios "
-                        "(python -m benchmarks peers --help)")
+    for name, (_module, what) in STUDIES.items():
+        sub.add_parser(name, add_help=False, help=f"{what} (python -m benchmarks {name} --help)")
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["compare"]:
-        from benchmarks.compare import main as compare_main
-
-        return compare_main(argv[1:])
-    if argv[:1] == ["peers"]:
-        from benchmarks.native_peers import main as peers_main
-
-        return peers_main(argv[1:])
+    if argv[:1] and argv[0] in STUDIES:
+        module = importlib.import_module(STUDIES[argv[0]][0])
+        return int(module.main(argv[1:]) or 0)
     args = parser().parse_args(argv)
     if args.command == "list":
         for name, suite in SUITES.items():
             print(f"{name:18} {suite['description']}")
         return 0
     if args.command == "check-generator":
-        from benchmarks.generator_check import DEFAULT_SIZES, run, table
+        from benchmarks.suites.peers.generator_check import DEFAULT_SIZES, run, table
 
         if not args.generator.is_file():
             print(f"error: no such generator: {args.generator}", file=sys.stderr)
@@ -100,13 +117,18 @@ def main(argv: list[str] | None = None) -> int:
         print(table(rows), end="")
         return 0 if all(not r["problems"] for r in rows) else 1
     if args.command == "analyze":
-        from benchmarks.analyze import analyze
+        from benchmarks.judging.summary import analyze
 
         missing = [str(p) for p in args.results if not p.exists()]
         if missing:
             print(f"error: no such results file: {', '.join(missing)}", file=sys.stderr)
             return 2
-        for path in analyze(args.results, args.outdir or args.results[0].parent, args.name):
+        try:
+            written = analyze(args.results, args.outdir or args.results[0].parent, args.name)
+        except (RecordError, Contradiction) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        for path in written:
             print(path)
         return 0
     suite = SUITES[args.suite]

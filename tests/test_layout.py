@@ -105,10 +105,15 @@ def test_the_contracts_hold():
     ("board/problem.py", "import nqcsp.proof.statement", "Layers point down"),
     ("studies/queen_sets.py", "import nqcsp.studies.threshold", "One direction between the studies"),
     ("cli/common.py", "import nqcsp.cli.cmd_solve", "No circle"),
+    ("../benchmarks/harness/runner.py", "import benchmarks.judging.truth", "The lab's layers"),
+    ("../benchmarks/judging/truth.py", "import benchmarks.suites.field.report", "The lab's layers"),
+    ("runtime/values.py", "import benchmarks.harness.records", "The lab's layers"),
 ])
 def test_each_contract_fails_on_a_reversed_import(tmp_path, module, line, contract):
     copy = tmp_path / "repo"
     shutil.copytree(PACKAGE, copy / "nqcsp", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "benchmarks", copy / "benchmarks",
+                    ignore=shutil.ignore_patterns("__pycache__", "results"))
     shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
     target = copy / "nqcsp" / module
     target.write_text(target.read_text() + f"\n\ndef _reversed() -> None:\n    {line}  # noqa\n")

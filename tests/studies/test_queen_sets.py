@@ -359,7 +359,7 @@ def test_a_resumed_checkpoint_counts_what_brute_force_counts_with_fresh_certific
 def test_a_search_chain_shorter_than_its_start_up_does_not_start():
     # Issue 34: `blockades 22 --queens 5 --search --time-limit 0.05 --jobs 2` ended after 0.9 s: each fresh
     # worker imported numba and loaded the kernels (uninterruptible) before looking at its deadline. The
-    # timing is measured by `python -m benchmarks.thresholds search-limit`; here, what the chain does.
+    # timing is measured by `python -m benchmarks thresholds search-limit`; here, what the chain does.
     import subprocess
     import sys
 

@@ -361,7 +361,7 @@ def test_no_evidence_file_makes_check_threshold_exit_4(thresholds, tmp_path, dat
 
 @pytest.mark.parametrize("n", range(4, 17))
 def test_the_evidence_kept_in_the_repository_is_valid(n):
-    # CI re-checks every kept term up to n = 16; `python -m benchmarks.thresholds check` the rest.
+    # CI re-checks every kept term up to n = 16; `python -m benchmarks thresholds check` the rest.
     path = EVIDENCE / f"a{n}.json.xz"
     evidence = read_evidence(path.read_bytes())
     assert evidence.n == n and evidence.exact and evidence.value == A374013[n]
@@ -429,7 +429,7 @@ def test_block_placements_are_the_small_solutions_as_blocks():
 
 
 def test_threshold_benchmark_runs_and_agrees():
-    out = subprocess.run([sys.executable, "-m", "benchmarks.thresholds", "sweep", "--from", "4", "--to", "9",
+    out = subprocess.run([sys.executable, "-m", "benchmarks", "thresholds", "sweep", "--from", "4", "--to", "9",
                           "--check"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     rows = [line.split() for line in out.stdout.splitlines()[2:-1]]

@@ -257,7 +257,7 @@ def _size(n: int) -> str:
 def qs4_queens(n: int, count: int) -> list[tuple[int, int]]:
     """(0, 3), then ``count - 1`` more spread over the board, none attacking an earlier one; ValueError
     when the stepping finds too few (a small board), instead of stepping for ever."""
-    from benchmarks.instances import non_attacking_cells
+    from benchmarks.harness.instances import non_attacking_cells
 
     def stepped() -> Iterator[tuple[int, int]]:
         row = col = 0

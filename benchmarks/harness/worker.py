@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 import nqcsp
-from benchmarks.peers import PEERS, PeerSkipped
+from benchmarks.harness.peers import PEERS, PeerSkipped
 from nqcsp.solvers import options_for
 
 Cell = tuple[int, int]
@@ -40,7 +40,7 @@ WARMUP_SAT = (8, [(0, 3)])
 WARMUP_UNSAT = (4, [(0, 0)])
 # Every backend auto may run, from the registry: each is loaded in the warm-up.
 AUTO_STAGES = tuple(spec.name for spec in nqcsp.solvers.specs())
-# Tasks that are not a solve of one board (benchmarks/runner.py knows them too).
+# Tasks that are not a solve of one board (benchmarks/harness/runner.py knows them too).
 TASKS = ("count", "solutions", "write-columns")
 
 

@@ -275,14 +275,14 @@ PROB079_ENV = "NQCSP_PROB079"
 def prob079(sizes: list[int], per_size: int, below_n: int = 2) -> Iterator[Instance]:
     """CSPLib prob079's excluded-diagonals instances, the first ``per_size`` of each board size s (by file
     name), converted by CSPLib's own ``diagtoqueens.py`` into completion problems (N = 2,500 to 5,500,
-    s free rows), as benchmarks/certified.py converts them. Their status is not known in advance. Without
-    ``$NQCSP_PROB079`` none, with a note on stderr."""
+    s free rows), as the cost-of-the-guarantee study converts them. Their status is not known in advance.
+    Without ``$NQCSP_PROB079`` none, with a note on stderr."""
     import os
     import pathlib
     import sys
     import tempfile
 
-    from benchmarks.certified import instances
+    from benchmarks.harness.prob079 import instances
 
     where = os.environ.get(PROB079_ENV)
     if not where:

@@ -17,14 +17,14 @@ import pytest
 from naive import naive_count, naive_has_solution, naive_is_solution
 
 import nqcsp
-from benchmarks import instances as inst
-from benchmarks import peers
-from benchmarks.analyze import analyze, judge, limits_table
-from benchmarks.runner import Config, Job, build_jobs, promise, read_results, run_job, run_suite
-from benchmarks.suites import BACKENDS, PAPER_PEAKS, PEAK_FREE_ROWS, SUITES
+from benchmarks.harness import instances as inst
+from benchmarks.harness import peers
+from benchmarks.harness.catalog import BACKENDS, PAPER_PEAKS, PEAK_FREE_ROWS, SUITES
+from benchmarks.harness.runner import Config, Job, build_jobs, promise, read_results, run_job, run_suite
+from benchmarks.judging.summary import analyze, judge, limits_table
 from nqcsp.board.construction import composition_factors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def non_attacking(queens) -> bool:
@@ -169,7 +169,7 @@ def test_jobs_per_time_limit_per_config_bounds_and_params():
 
 
 def test_every_suite_builds_and_its_labels_can_be_named_on_the_command_line():
-    from benchmarks.runner import suite_configs
+    from benchmarks.harness.runner import suite_configs
 
     for name, suite in SUITES.items():
         configs = suite_configs(suite)
@@ -254,7 +254,7 @@ def test_the_analysis_writes_the_table_and_plots(tiny_run, tmp_path):
 
 
 def test_tables_name_configurations_and_a_legend_gives_their_options():
-    from benchmarks.analyze import legend, option_text
+    from benchmarks.judging.summary import legend, option_text
 
     records = [{"config": "sat/pairwise", "solver": "sat",
                 "options": {"encoding": "pairwise", "hint": False}},
@@ -266,7 +266,7 @@ def test_tables_name_configurations_and_a_legend_gives_their_options():
 
 
 def test_no_published_table_puts_an_options_dictionary_in_a_cell():
-    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    results = ROOT / "benchmarks" / "results"
     for table in sorted(results.glob("*.md")):
         cells = [cell.strip() for line in table.read_text().splitlines() if line.startswith("|")
                  for cell in line.strip("|").split("|")]
@@ -281,7 +281,7 @@ def test_a_counting_task_is_checked_against_oeis():
 
 def test_the_phase_plot_draws_fraction_solvable_against_n(tmp_path):
     pytest.importorskip("matplotlib")
-    from benchmarks.analyze import plot_phase
+    from benchmarks.judging.plots import plot_phase
 
     records = [{"family": "completion-x", "instance": f"{n}/{k}", "n": n, "m": n - 3, "status": status,
                 "verified": True, "expected": None, "config": "auto", "solver": "auto", "wall_s": 0.1,
@@ -455,7 +455,7 @@ print("letting init = ", [[0, 1], [1, 3]] if seed == 0 else [[0, 0], [1, 1]])
 
 
 def test_the_generator_check_parses_csplib_output_and_flags_bad_instances(tmp_path):
-    from benchmarks.generator_check import check_instance, parse, run
+    from benchmarks.suites.peers.generator_check import check_instance, parse, run
 
     assert parse("letting n =  8\nletting init =  [[3, 1], [0, 2]]\n") == [(0, 2), (3, 1)]
     assert parse("given up trying to generate problem\n") is None
@@ -471,7 +471,7 @@ def test_the_generator_check_parses_csplib_output_and_flags_bad_instances(tmp_pa
 
 
 def test_the_c_counting_reference_counts_what_nqcsp_and_brute_force_count(tmp_path):
-    from benchmarks.counting import build_reference, c_seconds
+    from benchmarks.suites.micro.counting import build_reference, c_seconds
     from nqcsp.bitboard import count, count_unique
 
     cc = shutil.which("cc") or shutil.which("gcc")
@@ -556,7 +556,7 @@ def test_peers_command_prints_the_parallel_efficiency_of_count():
 
 
 def test_limits_family_has_many_queens_of_a_solution_and_a_columns_writing_task():
-    from benchmarks.worker import write_columns
+    from benchmarks.harness.worker import write_columns
 
     many, written = inst.limits([], [], blocked=None, many_queens=[(100, 90)], columns_written=[1000])
     queens = [tuple(q) for q in many["queens"]]
@@ -571,7 +571,7 @@ def test_limits_family_has_many_queens_of_a_solution_and_a_columns_writing_task(
 
 
 def test_compare_flags_wrong_answers_lost_decisions_and_real_slowdowns_only():
-    from benchmarks.compare import compare
+    from benchmarks.judging.compare import compare
 
     def run(instance, status, wall_s, **extra):
         return {"config": "qs4", "instance": instance, "seed": 0, "task": "solve", "solver": "qs4",
@@ -594,7 +594,7 @@ def test_compare_flags_wrong_answers_lost_decisions_and_real_slowdowns_only():
     ({}, True), ({"hint": "localsearch"}, True), ({"hint": None}, False), ({"hint": "construct"}, False)])
 def test_cpsat_warm_up_loads_qs4_exactly_when_its_hint_may_use_it(options, hinted_by_qs4):
     # A fresh checkout compiled qs4's kernel inside the first timed run that CP-SAT hinted with it.
-    from benchmarks.worker import warm_up
+    from benchmarks.harness.worker import warm_up
     from nqcsp.solvers.cpsat import LOCALSEARCH_HINT_MIN_FREE_ROWS
 
     boards = []
@@ -621,17 +621,17 @@ def test_the_plots_read_well(tmp_path, monkeypatch):
     """Integer ticks for n, titles naming the suite, multi-panel figures in rows of at most 3 with the
     legend outside every panel, and undecided apart from wrong."""
     pytest.importorskip("matplotlib")
-    import benchmarks.analyze as analysis
+    import benchmarks.judging.plots as analysis
 
     figures = {}
-    save = analysis._save
+    save = analysis.save
 
     def keep(plt, fig, path):
         fig.canvas.draw()
         figures[path.name] = (fig, [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()])
         return save(plt, fig, path)
 
-    monkeypatch.setattr(analysis, "_save", keep)
+    monkeypatch.setattr(analysis, "save", keep)
     records = _completion_records([(76, 56), (119, 94), (171, 141), (304, 264), (475, 425)])
     analysis.plot_outcomes(records, tmp_path / "outcomes.png")
     fig, _ = figures["outcomes.png"]

@@ -1,6 +1,6 @@
 """The LRAT check stays linear on hostile proofs: seconds per proof byte at growing sizes.
 
-    python -m benchmarks.lrat_scaling [--sizes 32,64,128,256] [--repeat 1]
+    python -m benchmarks lrat-scaling [--sizes 32,64,128,256] [--repeat 1]
 
 Three proofs of each size (MB), all valid refutations of one small formula (two variables' four clauses,
 and unit clauses setting 1,000 more false), checked by ``nqcsp.proof.lrat.check_lrat`` in this process:
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 
 WIDTH = 1000
 UNITS = range(3, WIDTH + 3)
@@ -90,11 +91,12 @@ def raised(megabytes: int) -> bytes:
     return b"".join(parts) + b"a" * max(0, target - size)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks lrat-scaling",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="32,64,128,256", help="proof sizes in MB, comma-separated")
     parser.add_argument("--repeat", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     from nqcsp.proof.lrat import check_lrat
 
     check_lrat(CNF, proof("normal", 1))   # loads the kernel outside every timing
@@ -112,4 +114,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,6 +1,6 @@
 """Per-core counting speed against a C reference, and what a whole ``nqcsp count`` process costs.
 
-    python -m benchmarks.counting [--n 16] [--repeat 5] [--cc cc]
+    python -m benchmarks counting [--n 16] [--repeat 5] [--cc cc]
 
 Builds ``benchmarks/reference/count_symmetry.c`` (a classic single-threaded C counter with full symmetry)
 with ``CC -O2 -march=native`` (the flags of the reference counter the issue quoted) and with ``-O3`` in a
@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-REFERENCE = Path(__file__).resolve().parent / "reference" / "count_symmetry.c"
+REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "count_symmetry.c"
 
 
 def build_reference(cc: str, directory: str, level: str = "-O3") -> str:
@@ -58,7 +58,7 @@ def process_seconds(n: int) -> tuple[int, float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.counting", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m benchmarks counting", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=16)
     parser.add_argument("--repeat", type=int, default=5)

@@ -19,8 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks.analyze import DECIDED, judge
-from benchmarks.runner import read_results
+from benchmarks.harness.records import RecordError, read_records
+from benchmarks.judging.summary import DECIDED, judge
 
 Record = dict[str, Any]
 
@@ -96,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         if not path.is_file():
             print(f"error: no such results file: {path}", file=sys.stderr)
             return 2
-    before, after = read_results([args.before]), read_results([args.after])
+    try:
+        before, after = read_records([args.before]), read_records([args.after])
+    except RecordError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     rows, alarms = compare(before, after, args.threshold, args.floor)
     print(table(rows), end="")
     for line in alarms:

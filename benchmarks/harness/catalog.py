@@ -1,12 +1,12 @@
 """The suites as data: edit the grids here. Nothing in this module runs anything.
 
 A suite is a dict:
-- ``family`` and ``params``: the instance family in benchmarks/instances.py and its arguments;
+- ``family`` and ``params``: the instance family in benchmarks/harness/instances.py and its arguments;
 - ``configs``: solver configurations, each a solver name, ``(name, options)``, ``(name, options, label)`` or
   a dict with ``solver``, ``options``, ``label``, ``max_n`` (boards above it are not given to it) and
   ``params`` (family parameters of its own), or a function returning such a list (labels have no commas:
   ``--solvers`` takes a comma-separated list of them). Names
-  are nqcsp backends (from the registry), ``auto``, the external peers of benchmarks/peers.py, or the
+  are nqcsp backends (from the registry), ``auto``, the external peers of benchmarks/harness/peers.py, or the
   tasks ``count`` / ``solutions`` (``nqcsp.count``, ``nqcsp.solutions``). A configuration whose solver is
   not registered or not installed is skipped with a note;
 - ``seeds``: solver seeds, one run per seed;
@@ -15,7 +15,7 @@ A suite is a dict:
 - ``stop_after_timeout``: once a configuration runs out of time on a board, skip its larger boards;
 - ``complete_only``: run only solvers that can prove UNSAT;
 - ``session``: each line (a configuration on one family) in one worker process, warmed up once (see
-  benchmarks/worker.py); otherwise every run has a fresh worker.
+  benchmarks/harness/worker.py); otherwise every run has a fresh worker.
 
 Every run records whether the call kept its time limit (returned within max(10%, 0.5 s) of it); a run the
 runner had to kill is recorded as TIMEOUT, a broken promise.
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.instances import log_grid
-from benchmarks.peers import PEERS
+from benchmarks.harness.instances import log_grid
+from benchmarks.harness.peers import PEERS
 from nqcsp.solvers import specs
 
 BACKENDS = [spec.name for spec in specs()]

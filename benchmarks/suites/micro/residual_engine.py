@@ -1,6 +1,6 @@
 """Speed of the residual engine (the ``backtrack`` backend) on completion instances (issue 12 targets).
 
-Run from the repository root: ``PYTHONPATH=. python benchmarks/residual_engine.py [--seeds 50]
+Run from the repository root: ``python -m benchmarks residual-engine [--seeds 50]
 [--quick] [--time-limit 60] [--solver auto]``. Each instance is ``random_completion(n, m, seed)``
 (CSPLib prob079's method) solved with ``nqcsp.solve(..., solver="backtrack")`` (or ``--solver``): every
 SAT answer is verified by
@@ -15,6 +15,7 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Sequence
 
 from nqcsp import random_completion, solve
 from nqcsp.solvers.base import NODES
@@ -47,15 +48,16 @@ def run_family(n: int, m: int, seeds: range, time_limit: float, solver: str) -> 
             "median_nodes": int(statistics.median(nodes)), "max_nodes": max(nodes)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks residual-engine",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=50, help="instances per family")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
     parser.add_argument("--quick", action="store_true", help="only the two prob079 peaks")
     parser.add_argument("--family", action="append", default=[], metavar="N,M",
                         help="run this family instead (repeatable)")
     parser.add_argument("--solver", default="backtrack", help="backtrack (default) or auto, for comparison")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     solve(8, [(0, 0)], solver="backtrack")   # compile
     families = FAMILIES[:2] if args.quick else FAMILIES
@@ -107,4 +109,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,4 +1,5 @@
-"""The field's scores (benchmarks/field.py) on hand-made records: judging, PAR-2, VBS, marginal
+"""The field's scores (benchmarks/judging/scores.py; the report, benchmarks/suites/field/report.py) on
+hand-made records: judging, PAR-2, VBS, marginal
 contributions, Borda, wrong answers shown, and the self-contained page. Every expected figure below is
 worked out by hand from the records, not by the code under test."""
 
@@ -9,7 +10,8 @@ import re
 
 import pytest
 
-from benchmarks import field
+from benchmarks.judging import scores
+from benchmarks.suites.field import report as field
 
 
 def run(config, instance, status, wall, *, verified=None, checked=False, expected=None, family="peak",
@@ -49,47 +51,47 @@ RECORDS = [
 
 @pytest.fixture
 def board():
-    return field.board_of(RECORDS)
+    return scores.board_of(RECORDS, "field")
 
 
 def test_truth_and_verdicts(board):
     assert board.truth == {"i1": "SAT", "i2": "UNSAT", "i3": "SAT", "i4": "SAT", "i5": None, "i6": "UNSAT"}
     assert board.engines == ["a", "b"] and board.local_search == ["qs4"]
-    assert board.verdicts[("b", "i2")] == "correct"       # a claim a certified answer confirms
-    assert board.verdicts[("b", "i4")] == "wrong"
-    assert board.verdicts[("b", "i5")] == "unconfirmed"
-    assert board.verdicts[("a", "i6")] == "failed" and board.verdicts[("b", "i6")] == "wrong"
-    assert ("a", "i5") not in board.verdicts
+    assert board.verdict("b", "i2") == "correct"       # a claim a certified answer confirms
+    assert board.verdict("b", "i4") == "wrong"
+    assert board.verdict("b", "i5") == "unconfirmed"
+    assert board.verdict("a", "i6") == "failed" and board.verdict("b", "i6") == "wrong"
+    assert board.verdict("a", "i5") == "not run"
 
 
 def test_par2_counts_every_unsolved_or_unrun_pair_twice_the_limit(board):
     instances = sorted(board.instances)
     # a: 1 + 2 + 20 + 1 + 20 (never run) + 20 (failed); b: 3 + 4 + 5 + 20 (wrong) + 20 (unconfirmed)
     # + 20 (wrong)
-    assert field.par2(board, "a", instances) == pytest.approx(64 / 6)
-    assert field.par2(board, "b", instances) == pytest.approx(72 / 6)
+    assert scores.par2(board, "a", instances) == pytest.approx(64 / 6)
+    assert scores.par2(board, "b", instances) == pytest.approx(72 / 6)
 
 
 def test_vbs_and_marginal_contributions(board):
     instances = sorted(board.instances)
-    solved, score = field.vbs_score(board, ["a", "b"], instances)
+    solved, score = scores.vbs_score(board, ["a", "b"], instances)
     assert solved == 4 and score == pytest.approx((1 + 2 + 5 + 1 + 20 + 20) / 6)
-    contribution = field.marginal(board, instances)
+    contribution = scores.marginal(board, instances)
     # Without a: i1 3, i2 4, i3 5, i4 20, i5 20, i6 20 -> 72/6; without b: i3 becomes 20 -> 64/6.
     assert contribution["a"] == (1, pytest.approx(72 / 6 - 49 / 6))
     assert contribution["b"] == (1, pytest.approx(64 / 6 - 49 / 6))
 
 
 def test_borda_as_the_minizinc_challenge_scores_it(board):
-    points = field.borda(board, ["a", "b"], sorted(board.instances))
+    points = scores.borda(board, ["a", "b"], sorted(board.instances))
     # i1: a 3/4, b 1/4; i2: a 4/6, b 2/6; i3: b 1; i4: a 1; i5: nothing.
     assert points["a"] == pytest.approx(0.75 + 4 / 6 + 1)
     assert points["b"] == pytest.approx(0.25 + 2 / 6 + 1)
 
 
 def test_wrong_answers_are_listed_and_none_is_accepted(board):
-    assert [(e, i) for e, i, _ in field.wrong_answers(board)] == [("b", "i4"), ("b", "i6")]
-    assert field.accepted_wrong(board) == []
+    assert [(e, i) for e, i, _ in scores.wrong_answers(board)] == [("b", "i4"), ("b", "i6")]
+    assert scores.accepted_wrong(board) == []
     text = field.markdown(board, RECORDS, "test")
     assert "**2 complete engines**" in text and "**6 instances**" in text
     assert "**0 wrong answers accepted**; 2 wrong answers given" in text
@@ -98,7 +100,7 @@ def test_wrong_answers_are_listed_and_none_is_accepted(board):
 
 def test_a_verified_solution_and_a_certified_unsat_together_refuse_to_score():
     with pytest.raises(ValueError, match="i9"):
-        field.board_of([run("a", "i9", "SAT", 1.0, verified=True),
+        scores.board_of([run("a", "i9", "SAT", 1.0, verified=True),
                         run("b", "i9", "UNSAT", 1.0, checked=True)])
 
 
@@ -115,16 +117,16 @@ def test_the_page_is_self_contained_and_sortable(tmp_path):
 
 
 def test_the_second_look_finds_wrong_answers_a_broken_judge_would_accept(monkeypatch):
-    monkeypatch.setattr(field, "verdict", lambda record, truth: "correct")
-    accepted = field.accepted_wrong(field.board_of(RECORDS))
+    monkeypatch.setattr(scores, "verdict", lambda record, truth: "correct")
+    accepted = scores.accepted_wrong(scores.board_of(RECORDS))
     assert ("b", "i4") in accepted and ("b", "i6") in accepted and ("a", "i3") in accepted
 
 
 def test_the_field_families_and_what_local_search_is_given(monkeypatch, capsys):
     from naive import naive_has_solution
 
-    from benchmarks.instances import PROB079_ENV, generate
-    from benchmarks.suites import SUITES
+    from benchmarks.harness.catalog import SUITES
+    from benchmarks.harness.instances import PROB079_ENV, generate
 
     monkeypatch.delenv(PROB079_ENV, raising=False)
     params = SUITES["field"]["params"]

@@ -1,7 +1,7 @@
 """The cost of the guarantee (issue 19): certified UNSAT against the uncertified decision, on CSPLib prob079's
 excluded-diagonals instances converted to completion, and on two fixed random completions.
 
-Run from the repository root: ``python -m benchmarks.certified --prob079 DIR [--per-size 20]
+Run from the repository root: ``python -m benchmarks certified --prob079 DIR [--per-size 20]
 [--sizes 10-21] [--below-n 2] [--time-limit 10]``. DIR is a copy of CSPLib's ``Problems/prob079`` (its
 ``data/diag-N.tar.gz`` and ``models/diagtoqueens.py``), taken by path: nothing of it is in this
 repository. Each excluded-diagonals instance (board size s, its first ``s - below_n`` diagonals) is
@@ -27,65 +27,20 @@ cake_lpr, and prints whether both accepted each and both checkers' times.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import pathlib
-import re
 import resource
 import statistics
-import subprocess
-import sys
-import tarfile
 import time
+from collections.abc import Sequence
 
+from benchmarks.harness.prob079 import instances
 from nqcsp import Problem, random_completion, solve
 from nqcsp.board.result import ProofFile
 from nqcsp.proof.certify import STREAMED
 from nqcsp.proof.outside import OutsideChecker, check_outside
 from nqcsp.runtime.limits import Limits
-
-CONVERT = """
-import ast, sys
-sys.path.insert(0, sys.argv[1])
-import diagtoqueens
-numbers = ast.literal_eval(sys.stdin.read())
-diagtoqueens.printqueensfromdiag(int(sys.argv[2]), numbers)
-"""
-
-
-def excluded_diagonals(param: str) -> list[int]:
-    """CSPLib's parameter text as the numbers its converter reads: n, count, (diagonal, kind) pairs."""
-    n = int(re.search(r"n =\s*(\d+)", param).group(1))
-    diags = ast.literal_eval(re.search(r"diags =\s*(\[.*\])", param, re.S).group(1))
-    return [n, len(diags), *(x for pair in diags for x in pair)]
-
-
-def convert(prob079: pathlib.Path, numbers: list[int], diagonals: int) -> tuple[int, list[tuple[int, int]]]:
-    out = subprocess.run([sys.executable, "-c", CONVERT, str(prob079 / "models"), str(diagonals)],
-                         input=repr(numbers), capture_output=True, text=True, timeout=120, check=True).stdout
-    n = int(re.search(r"letting n =\s*(\d+)", out).group(1))
-    init = ast.literal_eval(re.search(r"letting init =\s*(\[.*\])", out, re.S).group(1))
-    return n, [(int(r), int(c)) for r, c in init]
-
-
-def instances(prob079: pathlib.Path, sizes: range, per_size: int, below_n: int,
-              cache: pathlib.Path) -> list[dict]:
-    if cache.exists():
-        return [json.loads(line) for line in cache.read_text().splitlines()]
-    found = []
-    for size in sizes:
-        with tarfile.open(prob079 / "data" / f"diag-{size}.tar.gz") as archive:
-            members = sorted((m for m in archive.getmembers() if m.name.endswith(".param")),
-                             key=lambda m: m.name)[:per_size]
-            for member in members:
-                param = archive.extractfile(member).read().decode()
-                n, queens = convert(prob079, excluded_diagonals(param), size - below_n)
-                found.append({"name": f"{pathlib.Path(member.name).stem}-{size - below_n}", "size": size,
-                              "n": n, "queens": queens})
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text("".join(json.dumps(i) + "\n" for i in found))
-    return found
 
 
 def second_opinions(result, cake_lpr: OutsideChecker) -> dict:
@@ -139,8 +94,9 @@ def measure(name: str, n: int, queens: list, time_limit: float,
     return row
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks certified",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--prob079", type=pathlib.Path, default=None,
                         help="a copy of CSPLib's Problems/prob079 (data/ and models/)")
     parser.add_argument("--sizes", default="10-21", help="excluded-diagonals board sizes, e.g. 10-21")
@@ -150,7 +106,7 @@ def main() -> None:
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("bench-results"))
     parser.add_argument("--cake-lpr", default=None, metavar="PATH",
                         help="re-check every LRAT proof with cake_lpr (and nqcsp.proof.audit), both timed")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     cake_lpr = None
     if args.cake_lpr is not None:
         from nqcsp.proof.outside import outside_checker
@@ -207,4 +163,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

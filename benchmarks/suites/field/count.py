@@ -1,7 +1,7 @@
 """Counting compared: nqcsp's bitboard ``count`` against Ganak, an exact #SAT model counter (pyganak), on
 the reference CNF, and against CP-SAT enumerating every solution of the AllDifferent model.
 
-    python -m benchmarks.field_count [--sizes 6-12] [--limit 60] [--beyond 20] [--publish]
+    python -m benchmarks field-count [--sizes 6-12] [--limit 60] [--beyond 20] [--publish]
 
 For each n of ``--sizes``, on the empty board and with two mandatory queens at (0, 1) and (2, n - 2), each
 counter runs in a process of its own, killed after ``--limit`` seconds; the counts must agree with each
@@ -31,8 +31,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from benchmarks.instances import A000170
-from benchmarks.runner import PUBLISHED_DIR, ROOT, machine, worker_env
+from benchmarks.harness.instances import A000170
+from benchmarks.harness.runner import PUBLISHED_DIR, ROOT, machine, worker_env
 
 COUNTERS = ("bitboard", "ganak", "cpsat")
 
@@ -104,7 +104,7 @@ def one(counter: str, n: int, variant: str) -> int:
 
 def measure(counter: str, n: int, variant: str, limit: float) -> tuple[int | None, float | None]:
     """Count and seconds from a child process; (None, None) when it ran past ``limit`` and was killed."""
-    command = [sys.executable, "-m", "benchmarks.field_count", "--one", counter, str(n), variant]
+    command = [sys.executable, "-m", "benchmarks.suites.field.count", "--one", counter, str(n), variant]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=limit + 30, env=worker_env(),
                               cwd=str(ROOT), check=True)
@@ -149,7 +149,7 @@ def run(sizes: list[int], limit: float, beyond: int) -> tuple[str, bool]:
 def table(rows: list, reach: dict, sizes: list[int], limit: float, beyond: int, agree: bool) -> str:
     host = machine()
     lines = ["# Counting compared: bitboard, Ganak, CP-SAT enumeration\n",
-             f"Made by `python -m benchmarks.field_count --sizes {sizes[0]}-{sizes[-1]} --limit {limit:g} "
+             f"Made by `python -m benchmarks field-count --sizes {sizes[0]}-{sizes[-1]} --limit {limit:g} "
              f"--beyond {beyond}` on {host.get('cpu')} ({host.get('cores')} cores, shared with other work), "
              f"Python {platform.python_version()}. Each counter in a process of its own, killed past "
              f"{limit:g} s; seconds are the count alone. \"queens\": mandatory queens at (0, 1) and "
@@ -178,7 +178,7 @@ def sizes_arg(text: str) -> list[int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.field_count", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m benchmarks field-count", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=sizes_arg, default=sizes_arg("6-12"), help="n range, e.g. 6-12")
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per count (default 60)")

@@ -1,15 +1,15 @@
 """Completion thresholds (OEIS A374013) from scratch, projections for larger boards, and the search for
 blocked sets beyond the known terms.
 
-    python -m benchmarks.thresholds sweep [--from 4] [--to 16] [--jobs 1] [--check] [--search-first S]
-    python -m benchmarks.thresholds project --n 18 --k 4 [--sample 6]
-    python -m benchmarks.thresholds search [--n 21 22] [--queens 5] [--time-limit 60] [--jobs 2]
-    python -m benchmarks.thresholds evidence --from 4 --to 22 [--jobs 2] [--search-first 5] [--up-to K]
+    python -m benchmarks thresholds sweep [--from 4] [--to 16] [--jobs 1] [--check] [--search-first S]
+    python -m benchmarks thresholds project --n 18 --k 4 [--sample 6]
+    python -m benchmarks thresholds search [--n 21 22] [--queens 5] [--time-limit 60] [--jobs 2]
+    python -m benchmarks thresholds evidence --from 4 --to 22 [--jobs 2] [--search-first 5] [--up-to K]
                                              [--checkpoint DIR] [--out benchmarks/results/thresholds]
-    python -m benchmarks.thresholds check [--from 4] [--to 26] [--jobs 2] [--cake-lpr PATH] [--dask]
-    python -m benchmarks.thresholds search-limit [--n 22] [--queens 5] [--limits 0.05 0.3 1 2] [--jobs 2]
-    python -m benchmarks.thresholds rows --n 24 --k 5 [--jobs 2] [--checkpoint FILE] [--batch 64]
-    python -m benchmarks.thresholds settle --evidence FILE --blocked R,C R,C ... [--out FILE]
+    python -m benchmarks thresholds check [--from 4] [--to 26] [--jobs 2] [--cake-lpr PATH] [--dask]
+    python -m benchmarks thresholds search-limit [--n 22] [--queens 5] [--limits 0.05 0.3 1 2] [--jobs 2]
+    python -m benchmarks thresholds rows --n 24 --k 5 [--jobs 2] [--checkpoint FILE] [--batch 64]
+    python -m benchmarks thresholds settle --evidence FILE --blocked R,C R,C ... [--out FILE]
 
 ``sweep`` runs ``nqcsp.completion_threshold(n)`` per n and prints a(n), the classes of every level, the
 blocked set and its certificate, and the CPU seconds (user + sys of this process with ``--jobs 1``, where
@@ -363,60 +363,80 @@ def _cpu() -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.thresholds",
-                                     description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    one = sub.add_parser("sweep")
-    one.add_argument("--from", dest="first", type=int, default=4)
-    one.add_argument("--to", dest="last", type=int, default=16)
-    one.add_argument("--jobs", type=int, default=1)
-    one.add_argument("--check", action="store_true")
-    one.add_argument("--search-first", type=float, default=0.0)
-    two = sub.add_parser("project")
-    two.add_argument("--n", type=int, required=True)
-    two.add_argument("--k", type=int, required=True)
-    two.add_argument("--sample", type=int, default=6)
-    two.add_argument("--workers", type=int, nargs="+", default=[2, 16, 64])
-    two.add_argument("--seed", type=int, default=0)
-    three = sub.add_parser("search")
-    three.add_argument("--n", type=int, nargs="+", default=[21, 22])
-    three.add_argument("--queens", type=int, default=5)
-    three.add_argument("--time-limit", type=float, default=60.0)
-    three.add_argument("--jobs", type=int, default=2)
-    three.add_argument("--seed", type=int, default=0)
-    four = sub.add_parser("evidence")
-    four.add_argument("--from", dest="first", type=int, default=4)
-    four.add_argument("--to", dest="last", type=int, default=16)
-    four.add_argument("--jobs", type=int, default=2)
-    four.add_argument("--search-first", type=float, default=5.0)
-    four.add_argument("--up-to", type=int, default=None)
-    four.add_argument("--checkpoint", default=None)
-    four.add_argument("--out", default=OUT)
-    four.add_argument("--engine", choices=("classes", "rows"), default="classes")
-    five = sub.add_parser("check")
-    five.add_argument("--from", dest="first", type=int, default=4)
-    five.add_argument("--to", dest="last", type=int, default=40)
-    five.add_argument("--jobs", type=int, default=2)
-    five.add_argument("--out", default=OUT)
-    five.add_argument("--cake-lpr", default=None)
-    five.add_argument("--dask", action="store_true")
-    six = sub.add_parser("search-limit")
-    six.add_argument("--n", type=int, default=22)
-    six.add_argument("--queens", type=int, default=5)
-    six.add_argument("--limits", type=float, nargs="+", default=[0.05, 0.3, 1.0, 2.0])
-    six.add_argument("--jobs", type=int, default=2)
-    six.add_argument("--repeat", type=int, default=5)
-    seven = sub.add_parser("rows")
-    seven.add_argument("--n", type=int, required=True)
-    seven.add_argument("--k", type=int, required=True)
-    seven.add_argument("--jobs", type=int, default=2)
-    seven.add_argument("--checkpoint", default=None)
-    seven.add_argument("--batch", type=int, default=64)
-    seven.add_argument("--seed", type=int, default=0)
-    eight = sub.add_parser("settle")
-    eight.add_argument("--evidence", required=True)
-    eight.add_argument("--blocked", nargs="+", required=True)
-    eight.add_argument("--out", default=None)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks thresholds",
+                                     description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def first_last(command: argparse.ArgumentParser, last: int) -> None:
+        command.add_argument("--from", dest="first", type=int, default=4, metavar="N",
+                             help="the first board size (default 4)")
+        command.add_argument("--to", dest="last", type=int, default=last, metavar="N",
+                             help=f"the last board size (default {last})")
+
+    def jobs(command: argparse.ArgumentParser, default: int) -> None:
+        command.add_argument("--jobs", type=int, default=default,
+                             help=f"worker processes (default {default})")
+
+    sweep_cmd = sub.add_parser("sweep", help="a(n) from scratch per n, with the OEIS terms beside")
+    first_last(sweep_cmd, 16)
+    jobs(sweep_cmd, 1)
+    sweep_cmd.add_argument("--check", action="store_true", help="also time check_threshold on the evidence")
+    sweep_cmd.add_argument("--search-first", type=float, default=0.0, metavar="S",
+                           help="seconds of blocked-set search before each level (default 0)")
+    project_cmd = sub.add_parser("project", help="project one level (n, k) from a sample of its tasks")
+    project_cmd.add_argument("--n", type=int, required=True, help="the board size")
+    project_cmd.add_argument("--k", type=int, required=True, help="the level: sets of k queens")
+    project_cmd.add_argument("--sample", type=int, default=6, help="tasks measured (default 6)")
+    project_cmd.add_argument("--workers", type=int, nargs="+", default=[2, 16, 64],
+                             help="worker counts to project the wall time onto (default 2 16 64)")
+    project_cmd.add_argument("--seed", type=int, default=0, help="which tasks are sampled (default 0)")
+    search_cmd = sub.add_parser("search", help="the structured and annealing search for blocked sets")
+    search_cmd.add_argument("--n", type=int, nargs="+", default=[21, 22], help="board sizes (default 21 22)")
+    search_cmd.add_argument("--queens", type=int, default=5, help="queens in a set (default 5)")
+    search_cmd.add_argument("--time-limit", type=float, default=60.0, help="seconds per board (default 60)")
+    jobs(search_cmd, 2)
+    search_cmd.add_argument("--seed", type=int, default=0, help="the search's seed (default 0)")
+    evidence_cmd = sub.add_parser("evidence", help="compute a(n) and write its evidence file per n")
+    first_last(evidence_cmd, 16)
+    jobs(evidence_cmd, 2)
+    evidence_cmd.add_argument("--search-first", type=float, default=5.0, metavar="S",
+                              help="seconds of blocked-set search before each level (default 5)")
+    evidence_cmd.add_argument("--up-to", type=int, default=None, metavar="K",
+                              help="sweep levels up to K only (a lower bound when none blocks)")
+    evidence_cmd.add_argument("--checkpoint", default=None, metavar="DIR",
+                              help="resumable checkpoints here (a killed run goes on from them)")
+    evidence_cmd.add_argument("--out", default=OUT, metavar="DIR",
+                              help=f"where evidence goes (default {OUT})")
+    evidence_cmd.add_argument("--engine", choices=("classes", "rows"), default="classes",
+                              help="sweep by classes of k-sets or by row combinations (default classes)")
+    check_cmd = sub.add_parser("check", help="re-check published evidence files, a table row per n")
+    first_last(check_cmd, 40)
+    jobs(check_cmd, 2)
+    check_cmd.add_argument("--out", default=OUT, metavar="DIR", help=f"where evidence is (default {OUT})")
+    check_cmd.add_argument("--cake-lpr", default=None, metavar="PATH",
+                           help="CakeML's verified LRAT checker, a second opinion on each blocked set")
+    check_cmd.add_argument("--dask", action="store_true", help="on a local Dask cluster")
+    limit_cmd = sub.add_parser("search-limit", help="how often the search finds a blocked set per time limit")
+    limit_cmd.add_argument("--n", type=int, default=22, help="the board size (default 22)")
+    limit_cmd.add_argument("--queens", type=int, default=5, help="queens in a set (default 5)")
+    limit_cmd.add_argument("--limits", type=float, nargs="+", default=[0.05, 0.3, 1.0, 2.0],
+                           help="time limits tried, seconds (default 0.05 0.3 1 2)")
+    jobs(limit_cmd, 2)
+    limit_cmd.add_argument("--repeat", type=int, default=5, help="runs per limit (default 5)")
+    rows_cmd = sub.add_parser("rows", help="sweep one level by row combinations, with its throughput")
+    rows_cmd.add_argument("--n", type=int, required=True, help="the board size")
+    rows_cmd.add_argument("--k", type=int, required=True, help="the level: sets of k queens")
+    jobs(rows_cmd, 2)
+    rows_cmd.add_argument("--checkpoint", default=None, metavar="FILE", help="resumable checkpoint file")
+    rows_cmd.add_argument("--batch", type=int, default=64, help="row combinations per task (default 64)")
+    rows_cmd.add_argument("--seed", type=int, default=0, help="the completion search's seed (default 0)")
+    settle_cmd = sub.add_parser("settle", help="make a bound exact with a blocked set found apart")
+    settle_cmd.add_argument("--evidence", required=True, metavar="FILE",
+                            help="the evidence file of the bound")
+    settle_cmd.add_argument("--blocked", nargs="+", required=True, metavar="R,C",
+                            help="the blocked set's queens, row,col each")
+    settle_cmd.add_argument("--out", default=None, metavar="FILE",
+                            help="where to write (default: --evidence)")
     args = parser.parse_args(argv)
     if args.command == "settle":
         return settle(args.evidence, args.blocked, args.out)

@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import Any
 
 import nqcsp
-from benchmarks import instances as inst
-from benchmarks.peers import PEERS
-from benchmarks.worker import TASKS
+from benchmarks.harness import instances as inst
+from benchmarks.harness.peers import PEERS
+from benchmarks.harness.records import read_records
+from benchmarks.harness.worker import TASKS
 
 # The checkout's root: benchmarks/ is not installed with nqcsp, it runs from a checkout.
-ROOT = Path(__file__).resolve().parent.parent
-PUBLISHED_DIR = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parents[2]
+PUBLISHED_DIR = ROOT / "benchmarks" / "results"
 DEFAULT_OUT = Path("bench-results")
 
 # Statuses after which a solver is not given the next larger board of the same family.
@@ -164,7 +165,7 @@ def payload(job: Job, keep_queens_max_n: int) -> dict[str, Any]:
 
 
 def start_worker(stderr: Any) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "benchmarks.worker"], stdin=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "benchmarks.harness.worker"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=stderr, env=worker_env(), cwd=str(ROOT),
                             start_new_session=True)
 
@@ -348,11 +349,8 @@ def gave_up(record: dict[str, Any]) -> bool:
 
 
 def read_results(paths: Iterable[Path]) -> list[dict[str, Any]]:
-    records = []
-    for path in paths:
-        with open(path) as lines:
-            records.extend(json.loads(line) for line in lines if line.strip())
-    return records
+    """The records of result files, read by the one strict reader (``benchmarks.harness.records``)."""
+    return read_records(paths)
 
 
 def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = True, resume: bool = False,

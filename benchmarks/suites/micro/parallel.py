@@ -1,16 +1,16 @@
 """The Executor seam's own costs, and what a blockade sweep would take on a cluster.
 
-    python -m benchmarks.parallel overhead [--tasks 1000] [--jobs 2]
+    python -m benchmarks parallel overhead [--tasks 1000] [--jobs 2]
         1,000 trivial tasks through nqcsp.runtime.parallel.run_tasks on the process pool and on a local Dask
         cluster of as many worker processes; start-up and per-run times printed separately.
-    python -m benchmarks.parallel count [--n 17] [--jobs 2] [--repeat 3]
+    python -m benchmarks parallel count [--n 17] [--jobs 2] [--repeat 3]
         count(n) on the process pool and on a local Dask cluster: end to end (``nqcsp count N --jobs J`` and
         ``--dask --jobs J`` as fresh processes, alternated, start-up included) and on executors already
         started and warmed (best of ``--repeat``).
-    python -m benchmarks.parallel tasks [--n 17] [--workers 2 16 64]
+    python -m benchmarks parallel tasks [--n 17] [--workers 2 16 64]
         count_tasks(n) run one by one here: how many, their CPU seconds (min, median, max) and the wall time
         they project onto W workers in the order given (largest estimate first).
-    python -m benchmarks.parallel project TABLE [--workers 64]
+    python -m benchmarks parallel project TABLE [--workers 64]
         From a ``nqcsp blockades`` text table (its per-board worker seconds), the sweep's tasks as
         ``nqcsp.studies.blockades.plan_tasks`` makes them, scheduled largest first on W workers: the projected
         wall time, next to the total CPU time and the longest task (the floor no cluster can beat).
@@ -160,20 +160,20 @@ def project(path: str, workers: Sequence[int]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.parallel", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m benchmarks parallel", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="what", required=True)
-    over = sub.add_parser("overhead")
+    sub = parser.add_subparsers(dest="what", required=True, metavar="COMMAND")
+    over = sub.add_parser("overhead", help="1,000 trivial tasks on the process pool and on Dask")
     over.add_argument("--tasks", type=int, default=1000)
     over.add_argument("--jobs", type=int, default=2)
-    speed = sub.add_parser("count")
+    speed = sub.add_parser("count", help="count(n) end to end and on warmed executors")
     speed.add_argument("--n", type=int, default=17)
     speed.add_argument("--jobs", type=int, default=2)
     speed.add_argument("--repeat", type=int, default=3)
-    sizes = sub.add_parser("tasks")
+    sizes = sub.add_parser("tasks", help="count_tasks(n) one by one, projected onto W workers")
     sizes.add_argument("--n", type=int, default=17)
     sizes.add_argument("--workers", type=int, nargs="+", default=[2, 16, 64])
-    proj = sub.add_parser("project")
+    proj = sub.add_parser("project", help="a blockade sweep's wall time on W workers, from its table")
     proj.add_argument("table")
     proj.add_argument("--workers", type=int, nargs="+", default=[2, 16, 64])
     args = parser.parse_args(argv)
