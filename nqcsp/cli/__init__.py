@@ -24,13 +24,14 @@ from nqcsp.cli.common import (
     EXIT_USAGE,
     OneLineParser,
     UsageError,
+    unrecognized,
 )
 
 # The subcommands' modules, in help order. They import numpy and more, so they are loaded inside ``main``:
 # a Ctrl-C while they load is then an interrupt reported in one line, not a traceback from the import of
 # this package (about 0.1 s of every command's start-up).
 COMMAND_MODULES = ("cmd_solve", "cmd_verify", "cmd_solvers", "cmd_count", "cmd_solutions", "cmd_blockades",
-                   "cmd_threshold", "cmd_export", "cmd_check_proof")
+                   "cmd_threshold", "cmd_export", "cmd_check_proof", "cmd_warmup")
 
 
 def commands() -> tuple[ModuleType, ...]:
@@ -62,6 +63,7 @@ def build_parser() -> OneLineParser:
                                 parser_class=OneLineParser)
     for command in commands():
         command.register(sub)
+    parser.commands = dict(sub.choices)
     return parser
 
 
@@ -76,7 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("nqcsp: interrupted", EXIT_INTERRUPTED)
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            parser.error(unrecognized(extra, parser.commands.get(args.command)))
         if args.command is None:
             sys.stderr.write(parser.format_help())
             return EXIT_USAGE

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from typing import Any
 
@@ -26,11 +25,12 @@ from nqcsp.cli.common import (
     add_executor_arguments,
     backend_options,
     executor_from_args,
+    named,
     read_input_bytes,
     write_json_record,
 )
 from nqcsp.runtime.limits import as_memory_limit, default_memory_limit
-from nqcsp.runtime.values import parse_json
+from nqcsp.runtime.values import Fields, parse_json
 
 INPUT, INTERNAL = "input", "internal"
 COLUMNS = "columns"
@@ -56,6 +56,27 @@ def line_text(line: bytes) -> str:
                          f"{exc.start + 1})") from None
 
 
+# The keys of a batch line besides the keywords of nqcsp.solve and the options of the line's solver: "n"
+# required, the others optional.
+LINE_KEYS = ("n", "queens", "id")
+REQUIRED = ("n",)
+
+
+def line_fields(record: object, solver: object) -> Fields:
+    """A batch line held to its schema: "n" required; "queens", "id", the keywords of ``nqcsp.solve`` and
+    the options of the line's ``solver`` (its own, else the command line's) allowed, any other key refused
+    by name (``"queen"`` is not read as no queens)."""
+    from nqcsp.api import SOLVE_KEYWORDS
+    from nqcsp.solvers import specs
+
+    options = {backend.name: tuple(option.name for option in backend.options) for backend in specs()}
+    fields = Fields(record, "the line")
+    if not isinstance(solver, str) or (solver != "auto" and solver not in options):
+        # No backend's name, so no options known: nqcsp.solve refuses the solver itself, by name.
+        return fields.keys(REQUIRED, tuple(fields.data))
+    return fields.keys(REQUIRED, (*LINE_KEYS, *SOLVE_KEYWORDS, *options.get(solver, ())))
+
+
 def solve_line(number: int, raw: bytes | str, defaults: dict[str, Any]) -> dict[str, Any]:
     """One batch line in, one JSON object out (its columns as an array); whatever goes wrong becomes an
     error record, not a crash."""
@@ -64,19 +85,23 @@ def solve_line(number: int, raw: bytes | str, defaults: dict[str, Any]) -> dict[
     record_id = None
     try:
         line = raw if isinstance(raw, str) else line_text(raw)
+        # defaults is this command's own dict: its memory limit is there only when --memory-limit was given.
         record = parse_json(line, "the line", as_memory_limit(defaults.get("memory_limit")))
-        if not isinstance(record, dict) or "n" not in record:
-            raise ValueError(f'each line must be a JSON object with "n", got {line[:60]!r}')
-        record_id = record.get("id")
-        queens = record.get("queens", [])
-        if not isinstance(queens, list):
-            raise TypeError(f'"queens" must be a list of [row, col] pairs, got {json.dumps(queens)[:60]}')
+        if isinstance(record, dict):
+            # The id first, so that the error record of a line refused below still carries it.
+            record_id = record.get("id")
+        # A line without "solver" runs the command line's --solver, as each keyword it leaves out is the
+        # command line's (not a guess: the defaults are this command's own flags).
+        fields = line_fields(record, record.get("solver", defaults["solver"]) if isinstance(record, dict)
+                             else None)
+        # "queens" may be left out: a problem without mandatory queens (solve's own default).
+        queens = fields.items("queens") if "queens" in fields.data else []
         queens = [tuple(q) if isinstance(q, list) else q for q in queens]
         # Every other key is a keyword of nqcsp.solve (solver, time_limit, seed, memory_limit, or an
-        # option of the solver): the line's own values win over the command line's, and solve() refuses
-        # a name it does not know, so a misspelt option is an error record, never silently ignored.
-        given = {key: value for key, value in record.items() if key not in ("n", "queens", "id")}
-        result = solve(record["n"], queens, **{**defaults, **given})
+        # option of the solver): the line's own values win over the command line's, and solve() checks
+        # each value.
+        given = {key: value for key, value in fields.data.items() if key not in LINE_KEYS}
+        result = solve(fields.data["n"], queens, **{**defaults, **given})
         # The columns travel as the array (4 bytes a queen) and are written as text in chunks: as a list
         # of Python ints, a line of n = 3 * 10^7 took 1.9 GB under a memory limit of 400 MB.
         return {"line": number, "id": record_id, **result.to_json(with_columns=False),
@@ -111,10 +136,12 @@ def run_batch(args: argparse.Namespace) -> int:
     done: dict[int, dict[str, Any]] = {}
     written = 0
     kinds: set[str] = set()
+    refused: list[dict[str, Any]] = []
 
     def write(record: dict[str, Any]) -> None:
         if "error" in record:
             kinds.add(record["error_type"])
+            refused.append(record)
         columns = record.pop(COLUMNS, None)
         write_json_record(record, columns, sys.stdout)
 
@@ -143,6 +170,18 @@ def run_batch(args: argparse.Namespace) -> int:
         sys.stderr.write(f"nqcsp: interrupted: {written + len(done)} of {len(lines)} lines answered and "
                          "written\n")
         return EXIT_INTERRUPTED
+    if refused:
+        say_refused(args.batch, refused, len(lines))
     if INTERNAL in kinds:
         return EXIT_INTERNAL
     return EXIT_USAGE if INPUT in kinds else EXIT_OK
+
+
+def say_refused(path: str, refused: list[dict[str, Any]], total: int) -> None:
+    """The one line on stderr of a batch with error records: the file, the first such line and its error
+    (the key it names), and how many there are; each record on stdout says its own."""
+    first = refused[0]
+    kind = "bad input" if first["error_type"] == INPUT else "an internal error"
+    others = f"; {len(refused)} of {total} lines have error records" if len(refused) > 1 else ""
+    message = f"nqcsp: error: batch {named(path)} line {first['line']} is {kind}: {first['error']}{others}"
+    sys.stderr.write(" ".join(message.split())[:2000] + "\n")

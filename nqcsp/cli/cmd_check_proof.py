@@ -12,7 +12,9 @@ memory limit (the figure named); 2: bad input.
 from __future__ import annotations
 
 import argparse
+import mmap
 import pathlib
+import re
 
 from nqcsp.cli.common import (
     EXIT_NO,
@@ -20,6 +22,7 @@ from nqcsp.cli.common import (
     UsageError,
     mapped,
     memory_arg,
+    named,
     positive_float_arg,
     read_bounded,
 )
@@ -62,6 +65,33 @@ def proof_format(args: argparse.Namespace) -> str:
     return "lrat" if pathlib.Path(args.proof).suffix.lower() in LRAT_SUFFIXES else "drat"
 
 
+# How much of the PROOF file is looked at for a DIMACS header when the CNF is refused (a swap).
+SNIFF_BYTES = 1 << 16
+_DIMACS_HEADER = re.compile(rb"(?m)^[ \t]*p[ \t]+cnf[ \t]")
+
+
+def refusal(exc: ValueError, args: argparse.Namespace, proof: bytes | mmap.mmap) -> str:
+    """``audit``'s ValueError with the file it is about named: the CNF's when its one reading refused
+    it, then with the likely mistake when PROOF is the DIMACS file (the two arguments swapped)."""
+    from nqcsp.proof.audit import read_cnf
+
+    steps = []
+    trace = exc.__traceback__
+    while trace is not None:
+        steps.append(trace.tb_frame.f_code)
+        trace = trace.tb_next
+    if read_cnf.__code__ not in steps:
+        # Else the proof's (a malformed DRAT proof) or the command's own (outside checkers for DRAT).
+        return f"PROOF {named(args.proof)}: {exc}" if "proof" in str(exc).lower() else f"{exc}"
+    message = f"CNF {named(args.cnf)} is not a DIMACS CNF: {exc}"
+    head = bytes(proof[:SNIFF_BYTES])
+    if _DIMACS_HEADER.search(head) or (pathlib.Path(args.cnf).suffix.lower() in (*LRAT_SUFFIXES, ".drat")
+                                       and pathlib.Path(args.proof).suffix.lower() == ".cnf"):
+        message += (f"; the arguments look swapped: PROOF {named(args.proof)} is the CNF (the order is "
+                    f"'nqcsp check-proof CNF PROOF')")
+    return message
+
+
 def run(args: argparse.Namespace) -> int:
     from nqcsp.proof.audit import audit
     from nqcsp.proof.outside import outside_checker
@@ -79,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             found = audit(cnf, proof, proof_format(args), limits=limits, engine=args.engine,
                           any_cnf=args.any_cnf, outside=checkers)
         except ValueError as exc:
-            raise UsageError(f"{exc}") from None
+            raise UsageError(refusal(exc, args, proof)) from None
     for line in found.lines:
         print(line)
     return EXIT_OK if found.proven or (found.valid and args.any_cnf) else EXIT_NO

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -17,13 +18,14 @@ from nqcsp.cli.common import (
     backend_options,
     board_size_arg,
     memory_arg,
+    named,
     positive_float_arg,
     queen_arg,
     read_input,
     write_json_record,
 )
 from nqcsp.runtime.limits import default_memory_limit
-from nqcsp.runtime.values import parse_json
+from nqcsp.runtime.values import Fields, parse_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -147,18 +149,47 @@ _NOT_OPTIONS = ("n", "queens", "solver", "time_limit", "seed", "memory_limit")
 
 
 def option_arg(text: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` as (key, value): VALUE as JSON when it parses, else the text itself. The registry
-    checks the value, as for a batch line or a keyword of ``nqcsp.solve``."""
-    key, equals, value = text.partition("=")
+    """``KEY=VALUE`` as (key, value): VALUE as JSON when it parses, else the text itself; a VALUE that
+    opens as JSON does (``{``, ``[``, ``"``) must be JSON, so a broken object is never taken for text. The
+    registry checks the value, as for a batch line or a keyword of ``nqcsp.solve``."""
+    key, equals, raw = text.partition("=")
     key = key.strip()
     if not equals or not key.isidentifier():
         raise argparse.ArgumentTypeError(f"an option is KEY=VALUE, got {text!r}")
-    if key in _NOT_OPTIONS:
-        raise argparse.ArgumentTypeError(f"{key} is not a backend option; use --{key.replace('_', '-')}")
     try:
-        return key, parse_json(value, f"option {key}")
-    except ValueError:
-        return key, value
+        value = parse_json(raw, f"option {key}")
+    except ValueError as exc:
+        if raw.lstrip().startswith(("{", "[", '"')):
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        value = raw
+    if key in _NOT_OPTIONS:
+        raise argparse.ArgumentTypeError(_not_an_option(key, value, raw))
+    from nqcsp.runtime.values import close_names
+    from nqcsp.solvers import specs
+
+    # A near miss of a keyword with a flag (timelimit), not of a backend option (sat_solvr: the registry
+    # names that one when it refuses it).
+    options = {option.name for backend in specs() for option in backend.options}
+    near = close_names(key, (*_NOT_OPTIONS, *options))
+    if key not in options and near and near[0] in _NOT_OPTIONS:
+        flags = " or ".join(f"--{name.replace('_', '-')}" for name in near if name in _NOT_OPTIONS)
+        raise argparse.ArgumentTypeError(f"{key} is not a backend option; did you mean {flags}?")
+    return key, value
+
+
+def _not_an_option(key: str, value: Any, raw: str) -> str:
+    """Why KEY of ``-O KEY=VALUE`` has a flag of its own, and the flag; for ``solver`` with a VALUE that
+    names no backend, the backend options that take VALUE (``-O solver=glucose``: the sat backend's
+    ``sat_solver``)."""
+    from nqcsp.solvers import options_taking, specs
+
+    flag = f"--{key.replace('_', '-')}"
+    if key == "solver" and value not in ("auto", *(backend.name for backend in specs())):
+        meant = " or ".join(f"--solver {backend} -O {option}={raw if given == value else given}"
+                            for backend, option, given in options_taking(key, value))
+        if meant:
+            return f"solver is not a backend option, and {raw!r} is not a backend; did you mean {meant}?"
+    return f"{key} is not a backend option; use {flag} {raw}"
 
 
 def check_board_fits(n: int, memory_limit: int | None) -> None:
@@ -171,25 +202,33 @@ def check_board_fits(n: int, memory_limit: int | None) -> None:
 
 
 def parse_queens_text(text: str, source: str) -> list[tuple[int, int]]:
-    """Queens as JSON (a list of pairs, or an object with "queens") or as one ``R,C`` per line."""
+    """Queens as JSON (a list of [row, col] pairs, or an object whose one field is "queens", that list)
+    or as one ``R,C`` per line. The object is held to that schema: ``{"queen": ...}`` or ``{}`` read as
+    no queens would answer another question than the one asked."""
+    where = f"queens file {named(source)}"
     stripped = text.strip()
     if stripped.startswith(("[", "{")):
         try:
-            data = parse_json(stripped, source, default_memory_limit())
+            data = parse_json(stripped, where, default_memory_limit())
+            if isinstance(data, dict):
+                data = Fields(data, where).keys(("queens",)).items("queens")
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        if isinstance(data, dict):
-            data = data.get("queens", [])
         if not isinstance(data, list):
-            raise UsageError(f"{source}: expected a list of [row, col] pairs")
-        return [tuple(pair) if isinstance(pair, list) else pair for pair in data]
+            raise UsageError(f"{where}: expected a list of [row, col] pairs")
+        for index, pair in enumerate(data):
+            if not (isinstance(pair, list) and len(pair) == 2
+                    and all(isinstance(x, int) and not isinstance(x, bool) for x in pair)):
+                raise UsageError(f"{where}: queen {index} must be a [row, col] pair of integers, got "
+                                 f"{json.dumps(pair)[:60]}")
+        return [(pair[0], pair[1]) for pair in data]
     queens = []
     for number, line in enumerate(stripped.splitlines(), 1):
         if line.strip() and not line.lstrip().startswith("#"):
             try:
                 queens.append(queen_arg(line.strip()))
             except argparse.ArgumentTypeError as exc:
-                raise UsageError(f"{source} line {number}: {exc}") from None
+                raise UsageError(f"{where} line {number}: {exc}") from None
     return queens
 
 

@@ -17,6 +17,7 @@ from nqcsp.cli.common import (
     board_size_arg,
     executor_from_args,
     memory_arg,
+    named,
     positive_float_arg,
     read_bounded,
 )
@@ -139,7 +140,7 @@ def run_check(args: argparse.Namespace) -> int:
     limits = Limits.start(args.time_limit, args.memory_limit)
     checkers = tuple(outside_checker(text) for text in args.checker)
     data = read_bounded(args.file, min(MAX_DOCUMENT_BYTES, limits.memory // 8), "evidence")
-    evidence = read_evidence(data, limits.memory)
+    evidence = read_evidence(data, limits.memory, f"evidence {named(args.file)}")
     with executor_from_args(args) as executor:
         report = check_evidence(evidence, limits=limits, executor=executor, outside=checkers)
     for line in report.lines:

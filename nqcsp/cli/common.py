@@ -7,9 +7,10 @@ import contextlib
 import json
 import mmap
 import os
+import re
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 if TYPE_CHECKING:
@@ -33,10 +34,45 @@ class UsageError(Exception):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (no usage dump) and exit code 2."""
+    """argparse, but a usage error is one line on stderr (no usage dump) and exit code 2, and a choice
+    that is a near miss of one (``solv``, ``--format jsn``) gets that one named."""
+
+    # The subcommands' parsers by name, on the top-level parser (for the hints of ``unrecognized``).
+    commands: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> NoReturn:
+        wrong = _INVALID_CHOICE.search(message)
+        if wrong is not None:
+            from nqcsp.runtime.values import did_you_mean
+
+            message += did_you_mean(wrong["value"], re.findall(r"'([^']*)'", wrong["choices"]))
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+# argparse's refusal of a choice (3.9 to 3.13 word it alike).
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<value>[^']*)' \(choose from (?P<choices>.*)\)$")
+# A bare queen on the command line: ``nqcsp solve 8 0,3``.
+_BARE_QUEEN = re.compile(r"-?\d+\s*,\s*-?\d+")
+
+
+def unrecognized(extra: Sequence[str], parser: argparse.ArgumentParser | None) -> str:
+    """argparse's "unrecognized arguments" with what was likely meant: a near miss of one of the
+    command's flags, or ``--queen R,C`` for a bare R,C."""
+    from nqcsp.runtime.values import did_you_mean
+
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    if parser is None:
+        return message
+    flags = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
+    queens = [token for token in extra if _BARE_QUEEN.fullmatch(token.strip())]
+    if queens and "--queen" in flags:
+        return f"{message}; a mandatory queen is --queen R,C: {' '.join(f'--queen {q}' for q in queens)}"
+    for token in extra:
+        if token.startswith("--"):
+            hint = did_you_mean(token.partition("=")[0], flags, "{}")
+            if hint:
+                return message + hint
+    return message
 
 
 def queen_arg(text: str) -> tuple[int, int]:
@@ -98,6 +134,11 @@ def fail(message: str, code: int) -> NoReturn:
     """End the command with one line on stderr and ``code`` (for outcomes that are not bad input)."""
     sys.stderr.write(f"nqcsp: {message}\n")
     raise SystemExit(code)
+
+
+def named(path: str) -> str:
+    """A file argument as a message names it: quoted, or stdin for '-'."""
+    return "'-' (stdin)" if path == "-" else repr(path)
 
 
 def read_input(path: str) -> str:
