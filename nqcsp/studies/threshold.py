@@ -7,7 +7,7 @@ level's sweep from k = 2 on it may search for a blocked set (``search_first``: t
 placed as blocks, then annealing), which ends the run at that level without its sweep. ``up_to`` stops after
 sweeping that level: a(n) >= up_to, proven, when no blocked set of one more queen was found.
 
-Each level's sweep shares a cover cache (``queen_sets.cover_cache``): a witness found for one class covers
+Each level's sweep shares a cover cache (``cover_cache.cover_cache``): a witness found for one class covers
 the classes of every later task, so the evidence keeps tens of thousands of witnesses where each task
 kept its own (2.3 million at n = 22). The evidence (``nqcsp.studies.evidence``: the claim, the blocked set
 and its certificate, every level's count of sets, the witnesses) is what ``check_threshold`` and
@@ -17,11 +17,12 @@ and its certificate, every level's count of sets, the witnesses) is what ``check
 from __future__ import annotations
 
 import contextlib
+import pathlib
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -36,8 +37,11 @@ from nqcsp.studies.evidence import (
     check_evidence,
     evidence_from_json,
 )
+from nqcsp.studies.level_sweep import BlockedClass, LevelAccount, SweptLevel, UndecidedClass
 
 ENGINES = ("classes", "rows")
+Account = TypeVar("Account", bound=LevelAccount[Any])
+Progress = Callable[[int, LevelAccount[Any]], None]     # after each task: the level and its account
 
 
 class UndecidedError(RuntimeError):
@@ -145,7 +149,6 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     cache holds); with "rows" each level starts from the witnesses of the levels below."""
     from nqcsp.api import solve
     from nqcsp.runtime.limits import as_memory_limit
-    from nqcsp.studies.queen_sets import cover_cache, iter_set_sweep
 
     n = _as_threshold_size(n)
     if engine not in ENGINES:
@@ -170,7 +173,7 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
         return Threshold(n, value, blocked, certificate, levels[:value + 1], kept, how or {},
                          time.perf_counter() - started, exact, searched)
 
-    def finish(k: int, blocked: list[Any], how: dict[str, Any]) -> Threshold:
+    def finish(k: int, blocked: Sequence[BlockedClass], how: dict[str, Any]) -> Threshold:
         """a(n) = k - 1: the least blocked class found, its certificate kept whole."""
         least = min(blocked, key=lambda b: b.queens)
         return result(k - 1, True, least.queens, certified_blocked(n, least.queens, seed), {"k": k, **how})
@@ -185,33 +188,20 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
                                                       "classes_decided_before_stop": report.decided})
             if up_to is not None and k > up_to:
                 return result(up_to, False, how={"k": k, "found_by": None})
-            if engine == "rows" and k >= 2:
-                level, blocked, found_rows = _row_level(n, k, pool, seed, folder, witnesses, progress)
-                if blocked:
-                    return finish(k, blocked, {"found_by": "sweep", "sets_decided_before_stop": level.ksets,
-                                               "tasks_done": level.tasks})
-                levels.append(level)
-                witnesses[:] = [found_rows]     # the witnesses given to the level are among them
-                continue
-            path = None if folder is None else str(folder / f"n{n}-k{k}.jsonl")
-            with cover_cache(n, k, memory) as cache:
-                account = _last_account(iter_set_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True,
-                                                        checkpoint=path, keep_witnesses=True, cover=cache),
-                                        n, k, progress, "the sweep")
-            if account.blocked:
-                return finish(k, account.blocked, {"found_by": "sweep",
-                                                   "classes_decided_before_stop": account.classes,
-                                                   "tasks_done": account.tasks_done, "tasks": account.tasks})
-            _refuse_undecided(n, k, account.undecided)
-            found = sum(len(w) for w in account.witnesses)
-            levels.append(Level(k, account.classes, account.ksets, account.covered, account.searched,
-                                account.tasks, account.seconds, found))
-            witnesses.extend(account.witnesses)
+            sweep = _row_level if engine == "rows" and k >= 2 else _class_level
+            swept, kept = sweep(n, k, pool, seed, folder, witnesses, progress, memory)
+            if swept.blocked:        # the evidence keeps the witnesses of the levels below only
+                return finish(k, swept.blocked, {"found_by": "sweep", **swept.stopped})
+            _refuse_undecided(n, k, swept.undecided)
+            levels.append(Level(k, classes=swept.classes, ksets=swept.sets, covered=swept.covered,
+                                searched=swept.searched, tasks=swept.tasks, seconds=swept.seconds,
+                                witnesses=swept.witnesses, engine=swept.engine))
+            witnesses[:] = kept
     raise InternalSolverError(f"n = {n}: every set of queens completes, which no board allows")
 
 
-def _last_account(running: Generator[Any, None, None], n: int, k: int,
-                  progress: Callable[[int, Any], None] | None, what: str) -> Any:
+def _last_account(running: Generator[Account, None, None], n: int, k: int, progress: Progress | None,
+                  what: str) -> Account:
     """A sweep's account once it has ended, each one it yields on the way shown to ``progress``."""
     account = None
     with contextlib.closing(running):
@@ -223,28 +213,41 @@ def _last_account(running: Generator[Any, None, None], n: int, k: int,
     return account
 
 
-def _refuse_undecided(n: int, k: int, undecided: list[Any]) -> None:
+def _refuse_undecided(n: int, k: int, undecided: Sequence[UndecidedClass]) -> None:
     if undecided:
         raise UndecidedError(f"n = {n}: {len(undecided)} classes of {k} queens undecided, such as "
                              f"{undecided[0].queens} ({undecided[0].reason})")
 
 
-def _row_level(n: int, k: int, pool: Executor, seed: int, folder: Any, witnesses: list[np.ndarray],
-               progress: Callable[[int, Any], None] | None) -> tuple[Level, list[Any], np.ndarray]:
-    """Level k swept by row combinations, from the witnesses so far: (its account, the blocked classes
-    it stopped at, its witnesses, those given included)."""
-    from nqcsp.studies.row_sweep import burnside_classes, iter_row_sweep
+def _class_level(n: int, k: int, pool: Executor, seed: int, folder: pathlib.Path | None,
+                 witnesses: list[np.ndarray], progress: Progress | None,
+                 memory: int) -> tuple[SweptLevel, list[np.ndarray]]:
+    """Level k swept by classes with a cover cache: (what the sweep says, the witnesses so far and its
+    own)."""
+    from nqcsp.studies.cover_cache import cover_cache
+    from nqcsp.studies.queen_sets import iter_set_sweep
+
+    path = None if folder is None else str(folder / f"n{n}-k{k}.jsonl")
+    with cover_cache(n, k, memory) as cache:
+        account = _last_account(iter_set_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True,
+                                                checkpoint=path, keep_witnesses=True, cover=cache),
+                                n, k, progress, "the sweep")
+    return account.level(), [*witnesses, *account.witnesses]
+
+
+def _row_level(n: int, k: int, pool: Executor, seed: int, folder: pathlib.Path | None,
+               witnesses: list[np.ndarray], progress: Progress | None,
+               memory: int) -> tuple[SweptLevel, list[np.ndarray]]:
+    """Level k swept by row combinations, from the witnesses so far: (what the sweep says, its witnesses,
+    which include those given). ``memory`` is the class sweep's (the row sweep keeps no cover cache)."""
+    from nqcsp.studies.row_sweep import iter_row_sweep
 
     path = None if folder is None else str(folder / f"n{n}-k{k}-rows.jsonl")
     start = np.unique(np.concatenate(witnesses).astype(np.uint8), axis=0)
     running = iter_row_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True, checkpoint=path,
                              initial=start)
     account = _last_account(running, n, k, progress, "the sweep by rows")
-    _refuse_undecided(n, k, account.undecided)
-    classes = 0 if account.blocked else burnside_classes(n, k, account.sets)
-    level = Level(k, classes, account.sets, account.covered + account.found, account.searched,
-                  account.tasks_done, account.seconds, account.witness_count, "rows")
-    return level, account.blocked, account.witnesses
+    return account.level(), [account.witnesses]
 
 
 def _search(n: int, k: int, seconds: float, seed: int, pool: Executor) -> Any:
