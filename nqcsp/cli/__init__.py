@@ -31,7 +31,7 @@ from nqcsp.cli.common import (
 # a Ctrl-C while they load is then an interrupt reported in one line, not a traceback from the import of
 # this package (about 0.1 s of every command's start-up).
 COMMAND_MODULES = ("cmd_solve", "cmd_verify", "cmd_solvers", "cmd_count", "cmd_solutions", "cmd_blockades",
-                   "cmd_threshold", "cmd_export", "cmd_check_proof")
+                   "cmd_threshold", "cmd_export", "cmd_check_proof", "cmd_warmup")
 
 
 def commands() -> tuple[ModuleType, ...]:
