@@ -156,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     cold = sum(needs_compiling(kernel) for kernel in own)
     warm(progress=not args.no_progress)
     left = sum(needs_compiling(kernel) for kernel in own)
-    print(f"{len(own) - left} numba kernels ready, {cold - left} of them compiled now, in "
-          f"{time.perf_counter() - started:.1f} s ({left} that only large studies use compile when first used)")
+    seconds = time.perf_counter() - started
+    print(f"{len(own) - left} numba kernels ready, {cold - left} of them compiled now, in {seconds:.1f} s "
+          f"({left} that only large studies use compile when first used)")
     return EXIT_OK
