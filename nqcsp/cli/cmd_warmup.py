@@ -149,8 +149,9 @@ def warm(progress: bool = False) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nqcsp.runtime.jit import needs_compiling
+    from nqcsp.runtime.jit import hold_compile_notice, needs_compiling
 
+    hold_compile_notice()  # the bar says what is compiling
     started = time.perf_counter()
     own = [kernel for _, kernel in kernels() if not inlined(kernel)]
     cold = sum(needs_compiling(kernel) for kernel in own)

@@ -107,6 +107,11 @@ _NOTICE = _CompileNotice()
 event.register("numba:compile", _NOTICE)
 
 
+def hold_compile_notice() -> None:
+    """No compile notice in this process: for a command that shows its own progress (``nqcsp warmup``)."""
+    _NOTICE.shown = True
+
+
 def needs_compiling(kernel: Any) -> bool:
     """Whether calling ``kernel`` (a numba dispatcher called from Python) will compile it: no version is
     loaded in this process and numba's cache holds none for its current source (a fresh install, or a
@@ -122,4 +127,5 @@ def needs_compiling(kernel: Any) -> bool:
     return not index
 
 
-__all__ = ["cgutils", "intrinsic", "needs_compiling", "njit", "njit_unrefcounted", "prefetch", "types"]
+__all__ = ["cgutils", "hold_compile_notice", "intrinsic", "needs_compiling", "njit", "njit_unrefcounted",
+           "prefetch", "types"]
