@@ -41,8 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("n", type=board_size_arg, metavar="N", nargs="?", help="board size")
     add_problem_options(parser)
     parser.add_argument("--queens-file", metavar="FILE",
-                        help="mandatory queens from FILE: JSON [[r, c], ...] or {\"queens\": [[r, c], ...]} (no "
-                             "other key), or one R,C per line")
+                        help="mandatory queens from FILE: JSON [[r, c], ...] or "
+                             "{\"queens\": [[r, c], ...]} (no other key), or one R,C per line")
     add_batch_arguments(parser)
     parser.set_defaults(run=run)
 
