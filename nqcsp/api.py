@@ -14,7 +14,7 @@ from nqcsp.proof.verifier import startup_s as verifier_startup_s
 from nqcsp.runtime.lazy import MissingDependency
 from nqcsp.runtime.limits import Limits, OutOfTime, Unfinished, time_limit_reason
 from nqcsp.runtime.values import as_int
-from nqcsp.solvers import options_for, require_installed
+from nqcsp.solvers import option_owners, options_for, require_installed
 from nqcsp.solvers.base import VERIFY_S, WALL_S, resolve_options
 from nqcsp.solvers.contract import run_backend, unfinished_result
 
@@ -137,7 +137,7 @@ def solve(n_or_problem: int | Problem, queens: Queens = (), *, solver: str = "au
     problem = indexable_problem(n_or_problem, queens)
     seed_value = as_seed(seed)
     if solver == "auto":
-        resolve_options("auto", (), options, SOLVE_KEYWORDS)
+        resolve_options("auto", (), options, SOLVE_KEYWORDS, option_owners())
     else:
         options = options_for(solver, options, SOLVE_KEYWORDS)
         require_installed(solver)

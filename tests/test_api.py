@@ -50,6 +50,18 @@ def test_a_misspelt_keyword_option_or_name_says_did_you_mean(kw, meant):
         solve(8, **kw)
 
 
+@pytest.mark.parametrize(("kw", "says"), [
+    ({"encoding": "pairwise"}, "encoding is an option of solver 'sat'"),
+    ({"solver": "qs4", "proof": False}, "proof is an option of solver 'backtrack' or 'sat'"),
+    ({"solver": "cpsat", "sat_solvr": "g4"}, "did you mean 'sat_solver' (an option of solver 'sat')?"),
+])
+def test_an_option_of_another_backend_names_the_backend(kw, says):
+    # Said before: "solver 'auto' got unknown option(s) encoding; it takes none", and no more.
+    with pytest.raises(TypeError) as refused:
+        solve(8, **kw)
+    assert str(refused.value).endswith(says), refused.value
+
+
 def test_problem_is_frozen_sorted_and_merges_duplicates():
     problem = Problem(8, [(3, 1), (0, 3), (0, 3)])
     assert problem.queens == ((0, 3), (3, 1))

@@ -62,19 +62,17 @@ LINE_KEYS = ("n", "queens", "id")
 REQUIRED = ("n",)
 
 
-def line_fields(record: object, solver: object) -> Fields:
+def line_fields(record: object) -> Fields:
     """A batch line held to its schema: "n" required; "queens", "id", the keywords of ``nqcsp.solve`` and
-    the options of the line's ``solver`` (its own, else the command line's) allowed, any other key refused
-    by name (``"queen"`` is not read as no queens)."""
+    the backends' options allowed, any other key refused by name with its near miss (``"queen"`` is not
+    read as no queens). Whether an option is the line's solver's is ``nqcsp.solve``'s to say (it names the
+    backend whose option it is)."""
     from nqcsp.api import SOLVE_KEYWORDS
-    from nqcsp.solvers import specs
+    from nqcsp.solvers import option_owners
 
-    options = {backend.name: tuple(option.name for option in backend.options) for backend in specs()}
-    fields = Fields(record, "the line")
-    if not isinstance(solver, str) or (solver != "auto" and solver not in options):
-        # No backend's name, so no options known: nqcsp.solve refuses the solver itself, by name.
-        return fields.keys(REQUIRED, tuple(fields.data))
-    return fields.keys(REQUIRED, (*LINE_KEYS, *SOLVE_KEYWORDS, *options.get(solver, ())))
+    keywords = [key for key in SOLVE_KEYWORDS if key not in LINE_KEYS]
+    listed = f"{', '.join((*LINE_KEYS, *keywords))} and the backends' options (see 'nqcsp solvers')"
+    return Fields(record, "the line").keys(REQUIRED, (*LINE_KEYS, *keywords, *option_owners()), listed)
 
 
 def solve_line(number: int, raw: bytes | str, defaults: dict[str, Any]) -> dict[str, Any]:
@@ -90,16 +88,13 @@ def solve_line(number: int, raw: bytes | str, defaults: dict[str, Any]) -> dict[
         if isinstance(record, dict):
             # The id first, so that the error record of a line refused below still carries it.
             record_id = record.get("id")
-        # A line without "solver" runs the command line's --solver, as each keyword it leaves out is the
-        # command line's (not a guess: the defaults are this command's own flags).
-        fields = line_fields(record, record.get("solver", defaults["solver"]) if isinstance(record, dict)
-                             else None)
+        fields = line_fields(record)
         # "queens" may be left out: a problem without mandatory queens (solve's own default).
         queens = fields.items("queens") if "queens" in fields.data else []
         queens = [tuple(q) if isinstance(q, list) else q for q in queens]
         # Every other key is a keyword of nqcsp.solve (solver, time_limit, seed, memory_limit, or an
-        # option of the solver): the line's own values win over the command line's, and solve() checks
-        # each value.
+        # option of the solver): the line's own values win over the command line's (a key it leaves out
+        # is the command line's flag), and solve() checks each value.
         given = {key: value for key, value in fields.data.items() if key not in LINE_KEYS}
         result = solve(fields.data["n"], queens, **{**defaults, **given})
         # The columns travel as the array (4 bytes a queen) and are written as text in chunks: as a list

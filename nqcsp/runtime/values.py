@@ -172,16 +172,18 @@ class Fields:
         """Refuse any field but ``keys`` (a document whose every field is checked, or refused)."""
         return self.keys((), keys)
 
-    def keys(self, required: Sequence[str], optional: Sequence[str] = ()) -> Fields:
+    def keys(self, required: Sequence[str], optional: Sequence[str] = (), listed: str | None = None) \
+            -> Fields:
         """Hold the object to its schema before any field is read: a key outside ``required`` and
         ``optional`` is refused (with a near miss named: ``{"queen": ...}`` is not read as no queens), then
-        a missing required key; ValueError naming ``where`` and the key."""
+        a missing required key; ValueError naming ``where`` and the key. ``listed`` says what the fields
+        are where naming each would be too long."""
         allowed = tuple(dict.fromkeys((*required, *optional)))
         unknown = [key for key in self.data if key not in allowed]
         if unknown:
             key = unknown[0]
             raise ValueError(f"{self.where}: {_shown(key)} is not one of its fields "
-                             f"({', '.join(allowed) or 'none'}){did_you_mean(key, allowed)}")
+                             f"({listed or ', '.join(allowed) or 'none'}){did_you_mean(key, allowed)}")
         missing = [key for key in required if key not in self.data]
         if missing:
             raise ValueError(f"{self.where}: the field {missing[0]!r} is missing")

@@ -260,10 +260,20 @@ def options_for(name: str, options: Mapping[str, Any], keywords: tuple[str, ...]
     """The options of backend ``name`` resolved against its schema: defaults filled, values checked (an
     unknown name's near miss among them and the caller's ``keywords`` named)."""
     backend = spec(name)
-    resolved = resolve_options(name, backend.options, options, keywords)
+    resolved = resolve_options(name, backend.options, options, keywords, option_owners())
     if backend.check_together is not None:
         backend.check_together(resolved)
     return resolved
+
+
+def option_owners() -> dict[str, tuple[str, ...]]:
+    """Each backend option's name -> the backends that take it: an option given to another backend (or to
+    ``auto``, which takes none) is named with the one it belongs to."""
+    owners: dict[str, tuple[str, ...]] = {}
+    for backend in _SPECS:
+        for option in backend.options:
+            owners[option.name] = (*owners.get(option.name, ()), backend.name)
+    return owners
 
 
 def options_taking(key: str, value: Any) -> list[tuple[str, str, Any]]:

@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 from nqcsp.board.problem import Problem
 from nqcsp.board.result import Result
 from nqcsp.runtime.limits import Limits
-from nqcsp.runtime.values import did_you_mean
+from nqcsp.runtime.values import close_names, did_you_mean
 
 # The stats vocabulary: every backend reports the same names for the same things. A name that more than one
 # module writes or reads is a constant here; a measurement only one backend takes (its solver's counters,
@@ -98,19 +98,35 @@ def _bound(value: float | None) -> str:
 
 
 def resolve_options(backend: str, schema: tuple[Option, ...], options: Mapping[str, Any],
-                    keywords: Sequence[str] = ()) -> dict[str, Any]:
+                    keywords: Sequence[str] = (), owners: Mapping[str, Sequence[str]] | None = None) \
+        -> dict[str, Any]:
     """Every declared option, from ``options`` or its default, validated; unknown names raise TypeError,
-    with a near miss among the options and the caller's own ``keywords`` (``time_limit``) named."""
+    with a near miss among the options and the caller's own ``keywords`` (``time_limit``) named, or the
+    backends whose option it is (``owners``: option name -> backends)."""
     known = {option.name: option for option in schema}
     unknown = sorted(set(options) - set(known))
     if unknown:
         takes = f"; it takes {', '.join(known)}" if known else "; it takes none"
         raise TypeError(f"solver {backend!r} got unknown option(s) {', '.join(unknown)}{takes}"
-                        f"{did_you_mean(unknown[0], (*known, *keywords))}")
+                        f"{_meant(unknown[0], (*known, *keywords), owners or {})}")
     resolved = {}
     for name, option in known.items():
         resolved[name] = option.validate(options[name]) if name in options else option.default
     return resolved
+
+
+def _meant(name: str, here: Sequence[str], owners: Mapping[str, Sequence[str]]) -> str:
+    """What an unknown option ``name`` was likely meant as: another backend's option (``encoding`` given
+    to auto), or a near miss of a name taken ``here`` or of another backend's option."""
+    def whose(option: str) -> str:
+        return f"an option of solver {' or '.join(map(repr, owners[option]))}"
+
+    if name in owners:
+        return f"; {name} is {whose(name)}"
+    near = close_names(name, (*here, *owners))
+    if near and near[0] not in here:
+        return f"; did you mean {near[0]!r} ({whose(near[0])})?"
+    return did_you_mean(name, here)
 
 
 class Clock:

@@ -110,6 +110,9 @@ def test_a_schema_refuses_an_unknown_key_first_with_its_near_miss_then_a_missing
         Fields({"n": 8, "x": 1}, "line 3").keys(("n",), ("id",))
     with pytest.raises(ValueError, match="must be a JSON object"):
         Fields([1], "line 3").keys(("n",))
+    with pytest.raises(ValueError, match=r"^line 3: 'tial' is not one of its fields \(n and the options\); "
+                                         r"did you mean 'tail'\?$"):
+        Fields({"n": 8, "tial": 1}, "line 3").keys(("n",), ("tail", "start"), "n and the options")
 
 
 def test_did_you_mean_names_the_closest_names_only() -> None:
