@@ -13,7 +13,11 @@ gets what is left of the call's time limit as CPMpy's own ``time_limit``, and th
 the deadline passes by ``HARD_STOP_S`` whatever the engine does, so a call keeps its limit even when an
 engine ignores it. A crash of the engine (the child dies, or says the engine raised) is an
 ``InternalSolverError`` naming the engine, and the next call starts a fresh child. The child's memory is
-estimated before the model is sent (``estimated_bytes``).
+estimated before the model is built (``request_for``): a board too big is UNKNOWN naming its size.
+
+The child is a ``nqcsp.runtime.warm_child.WarmChild``: it lives as long as this process, whichever thread
+started it. Threads calling one engine at once take turns on its child (``Engine``), each waiting no
+longer than its own deadline; a process forked from this one starts children of its own.
 
 An UNSAT is the engine's claim (``Certificate("claim")``, unchecked): nothing of it can be re-checked,
 so ``nqcsp solve`` exits 5, ``auto`` (which never runs an outside engine) decides with a certified
@@ -23,18 +27,13 @@ answer, and the benchmarks compare each claim with a certified one.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import importlib.util
-import json
 import os
-import selectors
-import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from typing import IO, Any
+from typing import Any
 
 from nqcsp.board.problem import Problem
 from nqcsp.board.residual import estimated_bytes as residual_bytes
@@ -42,6 +41,7 @@ from nqcsp.board.residual import residual_of
 from nqcsp.board.result import Certificate, InternalSolverError, Result, Status, columns_array
 from nqcsp.runtime.lazy import MissingDependency
 from nqcsp.runtime.limits import Limits, OutOfTime, time_limit_reason
+from nqcsp.runtime.warm_child import ChildCrashed, WarmChild
 from nqcsp.solvers.base import BUILD_S, SEARCH_S, SOLVE_S, Clock
 
 FIELD_EXTRA = "pip install 'nqcsp[field]'"
@@ -65,16 +65,19 @@ RESIDUAL_MAX_FREE = 1000
 # Seconds past the deadline before the child's group is killed: the engine's own time limit stops it
 # first when it keeps it; this bounds the call when it does not (the promise allows max(10%, 0.5 s)).
 HARD_STOP_S = 0.25
-# Bytes of a fresh child (Python, CPMpy, numpy and an engine loaded), and per cell of the model: a CP
-# engine keeps domains (a few words a cell); an engine CPMpy encodes (HiGHS, Exact, Z3, PySAT) gets a
-# Boolean per cell with the sums over it, as Python objects first. Estimates, to refuse what cannot fit.
+# Bytes of a fresh child (Python, CPMpy, numpy and an engine loaded), and per cell of the residual model:
+# a CP engine keeps domains (a few words a cell); an engine CPMpy encodes (HiGHS, Exact, Z3, PySAT) gets
+# a Boolean per cell with the sums over it, as Python objects first. Estimates, to refuse what cannot fit.
 CHILD_BYTES = 300 << 20
 CP_BYTES_PER_CELL = 64
 ENCODED_BYTES_PER_CELL = 4096
 CP_ENGINES = ("ortools", "choco", "pumpkin")
-# Bytes per row of the whole board's model in a CP engine: its interval domains and CPMpy's expressions.
-CP_BYTES_PER_ROW = 4096
-STDERR_TAIL = 800
+# The whole board's model in a CP engine's child, as bytes per row and per cell (n^2), from the child's
+# peak RSS after CPMpy handed the model to the engine (empty boards, 2026-12-01): OR-Tools 3.8 KB a row at
+# 10^4 and 10^5 rows (464 MB in all), the double for its search; Choco 38 KB a row at 2,500 and 5,000
+# rows but 86 KB at 20,000 (1.8 GB, 47 s): its memory grows faster than the rows; Pumpkin 1.0 GB at
+# 2,500 rows (48 s), 166 bytes a cell: its model grows with the square of the rows.
+CP_BOARD_BYTES = {"ortools": (8 << 10, 0), "choco": (48 << 10, 8), "pumpkin": (4 << 10, 256)}
 # The stats name of the seconds a call waited for its engine's child to start (0 when it was warm).
 START_WAITED_S = "start_waited_s"
 
@@ -131,8 +134,10 @@ def request_for(problem: Problem, limits: Limits, engine: str) -> tuple[dict[str
         domains = [residual.cols[residual.allowed[i]].tolist() for i in range(residual.size)]
         return {"model": "residual", "rows": residual.rows.tolist(), "domains": domains}, residual
     n = problem.n
-    need = CHILD_BYTES + (ENCODED_BYTES_PER_CELL * n * n if encoded else CP_BYTES_PER_ROW * n)
-    limits.need_memory("build", need, f"{engine}'s model of the whole {n} x {n} board in its child process")
+    per_row, per_cell = CP_BOARD_BYTES.get(engine, (0, ENCODED_BYTES_PER_CELL))
+    # Refused here, before anything is built or sent, when it cannot fit (n = 10^6 and up, but on OR-Tools).
+    limits.need_memory("build", CHILD_BYTES + per_row * n + per_cell * n * n,
+                       f"{engine}'s model of the whole {n} x {n} board in its child process")
     return {"model": "board", "n": n, "queens": problem.queen_array.tolist()}, None
 
 
@@ -142,48 +147,25 @@ def worker_command(engine: str) -> list[str]:
 
 
 class EngineWorker:
-    """One engine's child process: started once, asked one request at a time, killed at a deadline."""
+    """One engine's warm child (``nqcsp.runtime.warm_child``), with the message it said when ready.
+    Used by one caller at a time: its engine's ``Engine.lock`` is held around every use."""
 
     def __init__(self, engine: str) -> None:
         self.engine = engine
-        self.owner = os.getpid()
-        self.lock = threading.Lock()
-        # Kept open as long as the child lives (its crash report reads it); closed by ``kill``.
-        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        self.proc = subprocess.Popen(worker_command(engine),
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                     start_new_session=True)
-        self.buffer = b""
+        self.child = WarmChild.start(worker_command(engine), name=f"engine {engine!r}")
         self.ready: dict[str, Any] | None = None
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None
+    @property
+    def proc(self) -> subprocess.Popen[bytes]:
+        return self.child.proc
 
-    def read_line(self, deadline: float | None) -> dict[str, Any] | None:
-        """The child's next message; None when ``deadline`` (perf_counter seconds) passed first. A child
-        that ends without a message is a crash."""
-        assert self.proc.stdout is not None
-        while b"\n" not in self.buffer:
-            wait = None if deadline is None else deadline - time.perf_counter()
-            if wait is not None and wait <= 0:
-                return None
-            with selectors.DefaultSelector() as selector:
-                selector.register(self.proc.stdout, selectors.EVENT_READ)
-                if not selector.select(wait):
-                    return None
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
-            if not chunk:
-                raise InternalSolverError(self.crash_text())
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        message = json.loads(line)
-        if not isinstance(message, dict):
-            raise InternalSolverError(f"engine {self.engine!r} answered {line[:200]!r}, not a JSON object")
-        return message
+    def alive(self) -> bool:
+        return self.child.alive()
 
     def wait_ready(self, deadline: float | None) -> bool:
+        """Whether the child has said it is ready (waiting until ``deadline`` for it)."""
         if self.ready is None:
-            message = self.read_line(deadline)
+            message = self._receive(deadline)
             if message is None:
                 return False
             if "error" in message:
@@ -193,69 +175,101 @@ class EngineWorker:
         return True
 
     def ask(self, request: dict[str, Any], deadline: float | None) -> dict[str, Any] | None:
-        """The engine's answer to ``request``; None when the deadline passed (the child is then killed)."""
-        assert self.proc.stdin is not None
+        """The engine's answer to ``request``; None when the deadline passed by ``HARD_STOP_S`` (the child
+        is then killed)."""
         try:
-            self.proc.stdin.write((json.dumps(request) + "\n").encode())
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            raise InternalSolverError(self.crash_text()) from None
-        answer = self.read_line(None if deadline is None else deadline + HARD_STOP_S)
+            self.child.send(request)
+        except ChildCrashed as exc:
+            raise InternalSolverError(str(exc)) from None
+        answer = self._receive(None if deadline is None else deadline + HARD_STOP_S)
         if answer is None:
             self.kill()
         return answer
 
-    def crash_text(self) -> str:
-        code = self.proc.wait()
-        how = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
-        self.stderr.seek(0)
-        # One line: the CLI reports an error as one line on stderr.
-        tail = " ".join(self.stderr.read().decode(errors="replace").split())[-STDERR_TAIL:]
-        return f"engine {self.engine!r} crashed: its process {how}" + (f"; it said: {tail}" if tail else "")
+    def _receive(self, deadline: float | None) -> dict[str, Any] | None:
+        try:
+            return self.child.receive(deadline)
+        except ChildCrashed as exc:
+            raise InternalSolverError(str(exc)) from None
 
     def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=5)
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe is not None:
-                with contextlib.suppress(OSError):
-                    pipe.close()
-        self.stderr.close()
+        self.child.close()
 
 
-_workers: dict[str, EngineWorker] = {}
-_WORKERS_LOCK = threading.Lock()
+class Engine:
+    """One engine's place in this process: its warm child, and the lock its callers queue on.
+
+    Calls from many threads take turns on the one child, each waiting no longer than its own deadline:
+    a child costs hundreds of megabytes (``CHILD_BYTES``) and seconds to start, and the field times one
+    engine's search at a time, so a child per thread would buy a shared machine's cores at the price of
+    memory and start-ups. Only the holder of ``lock`` touches ``worker``, so no call can write to a child
+    another call has killed and replaced."""
+
+    def __init__(self, engine: str) -> None:
+        self.engine = engine
+        self.lock = threading.Lock()
+        self.worker: EngineWorker | None = None
+
+    def current(self) -> EngineWorker:
+        """The warm child, started when there is none or the last one ended (``lock`` held)."""
+        if self.worker is None or not self.worker.alive():
+            if self.worker is not None:
+                self.worker.kill()
+            self.worker = EngineWorker(self.engine)
+        return self.worker
+
+    def drop(self) -> None:
+        """Kill the child (``lock`` held); the next call starts a fresh one."""
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.kill()
+
+
+_engines: dict[str, Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def engine_slot(engine: str) -> Engine:
+    """This process's place for ``engine``."""
+    with _ENGINES_LOCK:
+        slot = _engines.get(engine)
+        if slot is None:
+            slot = _engines[engine] = Engine(engine)
+        return slot
 
 
 def worker_for(engine: str) -> EngineWorker:
-    """This process's worker for ``engine``, started when there is none or the last one ended. A worker
-    inherited through fork belongs to the parent and is left alone."""
-    with _WORKERS_LOCK:
-        worker = _workers.get(engine)
-        if worker is None or worker.owner != os.getpid() or not worker.alive():
-            if worker is not None and worker.owner == os.getpid():
-                worker.kill()
-            worker = _workers[engine] = EngineWorker(engine)
-        return worker
+    """This process's warm child for ``engine``, started when there is none (waiting for its turn)."""
+    slot = engine_slot(engine)
+    with slot.lock:
+        return slot.current()
 
 
-def drop(worker: EngineWorker) -> None:
-    with _WORKERS_LOCK:
-        if _workers.get(worker.engine) is worker:
-            del _workers[worker.engine]
-    worker.kill()
+def _forget_engines() -> None:
+    """In a forked process: the parent's children and locks are the parent's (a lock may have been held by
+    one of its threads at the fork). Close this process's copies of their pipes, kill nothing, and start
+    afresh, so that a call here starts a child of its own and never writes into the parent's."""
+    global _engines, _ENGINES_LOCK
+    for slot in _engines.values():
+        if slot.worker is not None:
+            slot.worker.child.forget()
+    _engines, _ENGINES_LOCK = {}, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_engines)
 
 
 @atexit.register
 def stop_workers() -> None:
     """Every engine child this process started ends with it."""
-    with _WORKERS_LOCK:
-        mine = [w for w in _workers.values() if w.owner == os.getpid()]
-        _workers.clear()
-    for worker in mine:
-        worker.kill()
+    with _ENGINES_LOCK:
+        slots = list(_engines.values())
+        _engines.clear()
+    for slot in slots:
+        if slot.worker is not None and slot.worker.child.owner == os.getpid():
+            slot.worker.kill()
+        slot.worker = None
 
 
 class CpmpySolver:
@@ -267,14 +281,17 @@ class CpmpySolver:
         request, residual = request_for(problem, limits, engine)
         # No child is started for a call whose time is already spent: it would load for nobody.
         limits.check_time("start")
-        worker = worker_for(engine)
+        slot = engine_slot(engine)
         wait = limits.remaining()
-        if not worker.lock.acquire(timeout=-1 if wait is None else wait):
-            raise OutOfTime("start", time_limit_reason("start", limits.time_limit))
+        # Another thread's call holds the child: wait for the turn, never past this call's deadline.
+        if not slot.lock.acquire(timeout=-1 if wait is None else wait):
+            raise OutOfTime("queue", time_limit_reason(f"the wait for {engine}'s child, busy with another "
+                                                       "call", limits.time_limit))
         try:
-            answer = self._ask(worker, problem, request, limits, seed)
+            worker = slot.current()
+            answer = self._ask(slot, worker, problem, request, limits, seed)
         finally:
-            worker.lock.release()
+            slot.lock.release()
         stats: dict[str, Any] = {"engine": engine, "model": request["model"], SOLVE_S: clock.elapsed(),
                                  "start_s": worker.ready.get("start_s") if worker.ready else None,
                                  "versions": worker.ready.get("versions") if worker.ready else None,
@@ -302,8 +319,10 @@ class CpmpySolver:
         raise InternalSolverError(f"engine {engine!r} answered {str(answer)[:300]}")
 
     @staticmethod
-    def _ask(worker: EngineWorker, problem: Problem, request: dict[str, Any], limits: Limits,
+    def _ask(slot: Engine, worker: EngineWorker, problem: Problem, request: dict[str, Any], limits: Limits,
              seed: int | None) -> dict[str, Any]:
+        """The child's answer (``slot.lock`` held); a child that crashed, hung or was interrupted is
+        killed, and after a hard stop a fresh one starts loading at once, for the next call."""
         deadline = limits.deadline
         started = time.perf_counter()
         try:
@@ -314,17 +333,17 @@ class CpmpySolver:
             remaining = limits.remaining()
             answer = worker.ask({**request, "time_limit": remaining, "seed": seed}, deadline)
         except InternalSolverError:
-            drop(worker)
+            slot.drop()
             raise
         except BaseException:
             # Ctrl-C or any other interruption mid-request: the child must not run on alone.
             if worker.ready is not None:
-                drop(worker)
+                slot.drop()
             raise
         if answer is None:
-            drop(worker)
+            slot.drop()
             # A fresh child loads now, while the caller goes on: the next call finds it warm.
-            worker_for(worker.engine)
+            slot.current()
             raise OutOfTime("search", time_limit_reason(f"search ({worker.engine} stopped by the hard stop)",
                                                         limits.time_limit))
         if "error" in answer:

@@ -6,7 +6,9 @@ stdin and answers one JSON line each. A third-party native engine that crashes o
 process with it, never the caller (``nqcsp.solvers.cpmpy`` kills the process group at the deadline).
 
 The protocol has a descriptor of its own: file descriptor 1 is pointed at stderr before any engine
-loads, since engines write banners and logs to stdout (HiGHS does), which must not mix with answers.
+loads, since engines write banners and logs to stdout (HiGHS does), which must not mix with answers
+(``nqcsp.runtime.warm_child.answer_channel``). The process ends with the one that started it
+(``die_with_parent``), and when its stdin ends.
 
 A request is the model of ``nqcsp.solvers.cpmpy``: ``{"model": "residual", "rows": [r, ...], "domains":
 [[c, ...], ...]}`` (the free rows and, per free row, the columns no mandatory queen attacks) or ``{"model":
@@ -20,15 +22,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
-import threading
 import time
 import traceback
 from typing import Any, TextIO
 
-# Seconds between two looks at whether the caller is still alive.
-PARENT_POLL_S = 0.5
+from nqcsp.runtime.warm_child import answer_channel, die_with_parent
 
 
 def build(cp: Any, request: dict[str, Any]) -> tuple[Any, Any, list[int]]:
@@ -116,24 +115,6 @@ DISTRIBUTIONS = {"ortools": ("ortools",), "choco": ("pychoco",), "exact": ("exac
                  "pysat": ("python-sat", "pypblib", "pindakaas")}
 
 
-def die_with_parent() -> None:
-    """Ask Linux to kill this process when the caller dies: a native engine may hold the interpreter's
-    lock for all its search, so that ``watch_parent`` cannot run. Elsewhere only ``watch_parent`` acts."""
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-
-
-def watch_parent(parent: int) -> None:
-    """End this process when the caller is gone (killed without closing the pipe's other end)."""
-    while True:
-        time.sleep(PARENT_POLL_S)
-        if os.getppid() != parent:
-            os._exit(0)
-
-
 def serve(engine: str, answers: TextIO) -> int:
     def say(message: dict[str, Any]) -> None:
         answers.write(json.dumps(message) + "\n")
@@ -162,15 +143,10 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m nqcsp.solvers.cpmpy_worker ENGINE", file=sys.stderr)
         return 2
-    answers = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    parent = os.getppid()
+    # Ends with the process that asks (not with the thread that started it), before any engine loads;
+    # at EOF on stdin (the caller is gone) serve's loop ends too.
     die_with_parent()
-    if os.getppid() != parent:  # the caller died before the request above took effect
-        return 0
-    threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
-    return serve(argv[0], answers)
+    return serve(argv[0], answer_channel())
 
 
 if __name__ == "__main__":

@@ -212,5 +212,5 @@ def test_a_hard_stop_starts_the_next_child_at_once(fake_child):
     worker.wait_ready(None)
     result = nqcsp.solve(8, [(0, 3)], solver="cpmpy", engine="pumpkin", time_limit=0.5)
     assert result.status is Status.UNKNOWN and worker.proc.poll() is not None
-    replacement = cpmpy_backend._workers["pumpkin"]
+    replacement = cpmpy_backend.engine_slot("pumpkin").worker
     assert replacement is not worker and replacement.alive()
