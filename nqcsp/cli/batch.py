@@ -86,7 +86,8 @@ def solve_line(number: int, raw: bytes | str, defaults: dict[str, Any]) -> dict[
         # defaults is this command's own dict: its memory limit is there only when --memory-limit was given.
         record = parse_json(line, "the line", as_memory_limit(defaults.get("memory_limit")))
         if isinstance(record, dict):
-            # The id first, so that the error record of a line refused below still carries it.
+            # The id first, so that the error record of a line refused below still carries it; "id" is
+            # optional (null in the record when the line has none), echoed, never used.
             record_id = record.get("id")
         fields = line_fields(record)
         # "queens" may be left out: a problem without mandatory queens (solve's own default).
@@ -114,6 +115,7 @@ def _record_id(raw: bytes) -> Any:
         record = parse_json(line_text(raw), "the line", default_memory_limit())
     except ValueError:
         return None
+    # Only echoed in the error record: null for a line without one, as for any line.
     return record.get("id") if isinstance(record, dict) else None
 
 
