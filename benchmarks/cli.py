@@ -25,7 +25,7 @@ from benchmarks.harness.peers import SHIFTQUEENS_ENV
 from benchmarks.harness.records import RecordError
 from benchmarks.harness.runner import DEFAULT_OUT, PUBLISHED_DIR, run_suite
 from benchmarks.judging.truth import Contradiction
-from nqcsp.cli.common import add_executor_arguments, executor_from_args, positive_float_arg
+from nqcsp.cli.common import add_executor_arguments, executor_from_args, positive_float_arg, positive_int_arg
 
 # The studies with a command line of their own: the module whose ``main(argv)`` takes the arguments.
 STUDIES = {
@@ -63,6 +63,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--max-n", type=int, help="leave out boards larger than this")
     run.add_argument("--solvers", help="comma-separated solver names or configuration labels to run")
     run.add_argument("--seeds", type=int, help="run solver seeds 0..K-1 (default: the suite's)")
+    run.add_argument("--repeat", type=positive_int_arg, default=1, metavar="R",
+                     help="run every configuration on every instance R times, each with a seed of its own "
+                          "(default 1); a run whose CPU wait passes 10%% of its wall time is run again, at "
+                          "most twice")
     run.add_argument("--count", type=int, help="completion instances per (n, m) (default: the suite's)")
     run.add_argument("--shiftqueens", action="append", type=Path, metavar="PATH",
                      help=f"a shiftqueens binary (CSPLib prob079), repeatable, tried in order; "
@@ -158,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
             args.suite, suite, out, progress=not args.no_progress, resume=args.resume,
             warmup_timeout=args.warmup_timeout, keep_queens_max_n=args.keep_queens, timeout=args.timeout,
             max_n=args.max_n, solvers=args.solvers.split(",") if args.solvers else None,
-            seeds=range(args.seeds) if args.seeds else None, family_params=family_params, executor=executor)
+            seeds=range(args.seeds) if args.seeds else None, family_params=family_params, executor=executor,
+            repeat=args.repeat)
     summary = ", ".join(f"{status} {count}" for status, count in sorted(counts.items()))
     print(f"{out}: {summary or 'nothing to run'}")
     return 0

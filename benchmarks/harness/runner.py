@@ -70,9 +70,29 @@ class Job:
     instance: dict[str, Any]
     seed: int
     timeout: float
+    # Which run of the same configuration on the same instance (``--repeat``), 0 for the first.
+    repetition: int = 0
 
-    def key(self) -> tuple[str, str, int, float]:
-        return self.config.name, self.instance["id"], self.seed, self.timeout
+    def key(self) -> tuple[str, str, int, float, int]:
+        return self.config.name, self.instance["id"], self.seed, self.timeout, self.repetition
+
+
+def record_key(record: dict[str, Any]) -> tuple[str, str, int, float, int]:
+    """A recorded run's ``Job.key``; a record without ``repetition`` is a first run (the only one, before
+    repetitions were recorded)."""
+    return (record["config"], record["instance"], record["seed"], record["timeout"],
+            record.get("repetition", 0))
+
+
+# A run is disturbed when its threads waited for a CPU more than this share of its wall time: the machine's
+# other work, not the engine, made part of the figure. It is run again, at most MAX_RERUNS times.
+DISTURBED_WAIT_SHARE = 0.1
+MAX_RERUNS = 2
+
+
+def disturbed(record: dict[str, Any]) -> bool:
+    wait, wall = record.get("cpu_wait_s"), record.get("wall_s")
+    return wait is not None and wall is not None and wall > 0 and wait > DISTURBED_WAIT_SHARE * wall
 
 
 def as_config(entry: Any) -> Config:
@@ -307,9 +327,12 @@ def suite_configs(suite: dict[str, Any]) -> list[Config]:
 
 def build_jobs(suite: dict[str, Any], *, timeout: float | None = None, max_n: int | None = None,
                solvers: Iterable[str] | None = None, seeds: Iterable[int] | None = None,
-               family_params: dict[str, Any] | None = None) -> tuple[list[Job], list[str]]:
-    """The suite's jobs in run order (by configuration, then family, then n, then time limit), and notes on
-    skipped solvers."""
+               family_params: dict[str, Any] | None = None, repeat: int = 1) -> tuple[list[Job], list[str]]:
+    """The suite's jobs in run order (by configuration, then family, then n, then time limit, then
+    repetition), and notes on skipped solvers. ``repeat`` runs each ``repeat`` times, repetition r of seed s
+    with the seed ``s * repeat + r`` (a new seed for an engine that takes one; ``repeat=1`` keeps s)."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, not {repeat}")
     configs = suite_configs(suite)
     if solvers is not None:
         wanted = list(solvers)
@@ -337,8 +360,9 @@ def build_jobs(suite: dict[str, Any], *, timeout: float | None = None, max_n: in
             generated[key] = sorted(made, key=lambda i: (i["family"], i["n"]))
         ceiling = min(x for x in (max_n, config.max_n, float("inf")) if x is not None)
         own = limits if timeout is not None or not config.time_limits else list(config.time_limits)
-        jobs += [Job(config, instance, seed, limit) for instance in generated[key] if instance["n"] <= ceiling
-                 for seed in (seeds if seeds is not None else suite.get("seeds", [0])) for limit in own]
+        chosen = seeds if seeds is not None else suite.get("seeds", [0])
+        jobs += [Job(config, instance, seed * repeat + r, limit, r) for instance in generated[key]
+                 if instance["n"] <= ceiling for seed in chosen for limit in own for r in range(repeat)]
     return jobs, notes
 
 
@@ -353,6 +377,18 @@ def read_results(paths: Iterable[Path]) -> list[dict[str, Any]]:
     return read_records(paths)
 
 
+def cut_partial_line(path: Path) -> None:
+    """A run killed while it wrote a record leaves a line without its newline: cut it off, so that the
+    resumed run appends after the last whole record (the cut run runs again; nothing is recorded twice)."""
+    with open(path, "rb+") as handle:
+        data = handle.read()
+        if data and not data.endswith(b"\n"):
+            keep = data.rfind(b"\n") + 1
+            handle.truncate(keep)
+            print(f"note: {path}: cut a partial last line ({len(data) - keep} bytes) of a killed run",
+                  file=sys.stderr)
+
+
 def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = True, resume: bool = False,
               warmup_timeout: float = 600.0, keep_queens_max_n: int = 200, executor: Executor | None = None,
               **grid: Any) -> dict[str, int]:
@@ -364,8 +400,10 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
     jobs, notes = build_jobs(suite, **grid)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    previous = [r for r in read_results([out]) if r.get("suite") == name] if resume and out.exists() else []
-    done = {(r["config"], r["instance"], r["seed"], r["timeout"]) for r in previous}
+    if resume and out.exists():
+        cut_partial_line(out)
+    previous = [r for r in read_results([out]) if r["suite"] == name] if resume and out.exists() else []
+    done = {record_key(r) for r in previous}
     context = {"suite": name, "versions": package_versions(), "machine": machine()}
     for peer, (available, version, _solve) in PEERS.items():
         if available()[0]:
@@ -401,7 +439,7 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
         for index, reports in outcomes:
             line = tasks[index][0]
             for job, report in reports:
-                record = {**context, **describe(job), **report,
+                record = {**context, **describe(job), **report, "load": round(os.getloadavg()[0], 2),
                           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
                 sink.write(json.dumps(record) + "\n")
                 sink.flush()
@@ -429,10 +467,15 @@ def run_line(line: list[Job], stop_after: bool, warmup_timeout: float,
         for job in line:
             if gave_up_at is not None and job.instance["n"] > gave_up_at:
                 break
-            if worker is not None:
-                report = worker.run(job)
-            else:
-                report = run_job(job, warmup_timeout=warmup_timeout, keep_queens_max_n=keep_queens_max_n)
+            report = _run_once(job, worker, warmup_timeout, keep_queens_max_n)
+            reruns = 0
+            while disturbed(report) and reruns < MAX_RERUNS:
+                # A session's worker runs the next try warm: the warm-up it paid for stays on the record.
+                warmed = {key: report[key] for key in ("warmup_s",) if key in report}
+                report = {**warmed, **_run_once(job, worker, warmup_timeout, keep_queens_max_n)}
+                reruns += 1
+            if "cpu_wait_s" in report:
+                report = {**report, "rerun": reruns, "disturbed": disturbed(report)}
             reports.append((job, report))
             if stop_after and gave_up_at is None and gave_up({**report, "timeout": job.timeout}):
                 gave_up_at = job.instance["n"]
@@ -442,12 +485,20 @@ def run_line(line: list[Job], stop_after: bool, warmup_timeout: float,
     return reports
 
 
+def _run_once(job: Job, worker: Session | None, warmup_timeout: float,
+              keep_queens_max_n: int) -> dict[str, Any]:
+    if worker is not None:
+        return worker.run(job)
+    return run_job(job, warmup_timeout=warmup_timeout, keep_queens_max_n=keep_queens_max_n)
+
+
 def describe(job: Job) -> dict[str, Any]:
     i = job.instance
     return {"solver": job.config.solver, "config": job.config.name, "options": job.config.options,
             "instance": i["id"], "family": i["family"], "n": i["n"], "m": i["m"], "mandatory": i["queens"]
             if i["m"] <= 200 else None, "expected": i.get("expected"), "generator": i.get("generator"),
-            "task": i.get("task", "solve"), "seed": job.seed, "timeout": job.timeout}
+            "task": i.get("task", "solve"), "seed": job.seed, "repetition": job.repetition,
+            "timeout": job.timeout}
 
 
 class _NoBar:

@@ -7,13 +7,15 @@ Protocol (the runner's side is in runner.py):
    verifies every SAT answer), or through an external peer; or a task: ``count`` (``nqcsp.count``),
    ``solutions`` (every solution, ``nqcsp.solutions``), ``write-columns`` (``nqcsp solve N --format
    columns`` to /dev/null, the command line's whole call) or a ``batch`` of boards solved in one process;
-3. independent evaluation after the timer stops: ``nqcsp.verify`` on the answer, peak RSS; then print
-   ``RESULT {...}``.
+3. independent evaluation after the timer stops: ``nqcsp.verify`` on the answer; then print
+   ``RESULT {...}`` with the run's measurement (``benchmarks.harness.measure``: CPU seconds, CPU wait and
+   the peak RSS of this process and its engine's processes, this run only).
 The runner measures its wall-clock deadline from READY and kills the process group when it passes.
 
 A suite with ``"session": true`` sends a line's jobs to one worker, one JSON line each: the first is
 warmed up for, the next ones are timed from when they are sent (no warm-up, no READY); a worker the runner
-killed is replaced by a fresh one for the next job. Peak RSS is then the session's so far.
+killed is replaced by a fresh one for the next job. Each job's measurement is still its own: the
+high-water marks are reset before it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 import nqcsp
+from benchmarks.harness.measure import RunMeasure
 from benchmarks.harness.peers import PEERS, PeerSkipped
 from nqcsp.solvers import options_for
 
@@ -205,13 +208,17 @@ def run(job: dict[str, Any], warm: bool = False) -> dict[str, Any]:
         emit("READY", {"warmup_s": time.perf_counter() - started})
 
     if name in TASKS or instance.get("task", "solve") != "solve":
+        measure = RunMeasure().start()
         record = run_task(name, options, instance, solve, job)
-        record["peak_rss_mb"], record["child_peak_rss_mb"] = peak_rss_mb()
+        record.update(measure.stop())
+        record["child_peak_rss_mb"] = peak_rss_mb()[1]
         return record
     assert solve is not None
+    measure = RunMeasure().start()
     started = time.perf_counter()
     answer = solve(n, queens, job.get("timeout"), job.get("seed"))
     wall_s = time.perf_counter() - started
+    measured = measure.stop()
 
     status = answer["status"]
     record: dict[str, Any] = {"status": "SAT" if status == "SAT-CLAIM" else status, "wall_s": wall_s,
@@ -229,7 +236,8 @@ def run(job: dict[str, Any], warm: bool = False) -> dict[str, Any]:
         record["verified"] = None
     if "certificate" in answer:
         record["certificate"] = answer["certificate"]
-    record["peak_rss_mb"], record["child_peak_rss_mb"] = peak_rss_mb()
+    record.update(measured)
+    record["child_peak_rss_mb"] = peak_rss_mb()[1]
     return record
 
 

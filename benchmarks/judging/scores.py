@@ -22,6 +22,7 @@ Record = dict[str, Any]
 LOCAL_SEARCH_SOLVERS = ("qs4", "minconflicts")
 # Which clock a score reads: the wall time, or the CPU time of the run's whole process tree.
 CLOCKS = {"wall": "wall_s", "cpu": "cpu_s"}
+PICKS = {"median": statistics.median, "min": min, "max": max}
 
 
 def spread(values: list[float]) -> tuple[float, float, float]:
@@ -40,6 +41,8 @@ class Board:
     runs: dict[tuple[str, str], list[Record]] = field(default_factory=dict)
     copy_verdicts: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     clock: str = "wall"
+    # Which copy's time a solved pair takes: the median (the scores), or the fastest or slowest (the spread).
+    pick: str = "median"
 
     def timeout(self, instance: str) -> float:
         return float(self.instances[instance]["timeout"])
@@ -71,8 +74,9 @@ class Board:
         if self.verdict(engine, instance) != "correct":
             return None
         key = (engine, instance)
-        return statistics.median(self.copy_seconds(run, v)
-                                 for run, v in zip(self.runs[key], self.copy_verdicts[key], strict=True))
+        copies = zip(self.runs[key], self.copy_verdicts[key], strict=True)
+        times = [self.copy_seconds(run, v) for run, v in copies]
+        return PICKS[self.pick](times)
 
     def given(self, engine: str) -> list[str]:
         """The instances an engine was meant to run: all of them for a complete engine, the ones it was
@@ -81,12 +85,18 @@ class Board:
             return sorted({i for e, i in self.runs if e == engine})
         return sorted(self.instances)
 
-    def on_clock(self, clock: str) -> Board:
-        """The same judged runs, timed on another clock (``wall`` or ``cpu``)."""
+    def on_clock(self, clock: str, pick: str = "median") -> Board:
+        """The same judged runs, timed on another clock (``wall`` or ``cpu``), a solved pair taking the
+        ``pick`` of its copies' times (``median``, ``min`` or ``max``)."""
         if clock not in CLOCKS:
             raise ValueError(f"clock {clock!r} is none of {', '.join(CLOCKS)}")
+        if pick not in PICKS:
+            raise ValueError(f"pick {pick!r} is none of {', '.join(PICKS)}")
         return Board(self.engines, self.local_search, self.instances, self.truth, self.runs,
-                     self.copy_verdicts, clock)
+                     self.copy_verdicts, clock, pick)
+
+    def most_copies(self) -> int:
+        return max((len(runs) for runs in self.runs.values()), default=0)
 
 
 def board_of(records: list[Record], suite: str | None = None) -> Board:

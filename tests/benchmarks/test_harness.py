@@ -371,7 +371,9 @@ def test_a_session_runs_a_lines_jobs_in_one_worker_and_replaces_a_killed_one(tmp
     assert [(r["n"], r["status"]) for r in records] == [(8, "DONE"), (9, "DONE"), (19, "TIMEOUT"),
                                                         (20, "TIMEOUT")]
     assert records[0]["verified"] is True and records[1]["verified"] is True
-    assert "warmup_s" in records[0] and records[1].get("warm_job") == 2 and "warmup_s" not in records[1]
+    # The second job's worker ran the first (and any try of it again for a disturbed run: warm_job counts
+    # them).
+    assert "warmup_s" in records[0] and records[1].get("warm_job") >= 2 and "warmup_s" not in records[1]
     assert "warmup_s" in records[3] and "warm_job" not in records[3]
 
 
@@ -659,3 +661,106 @@ def test_the_plots_read_well(tmp_path, monkeypatch):
     fig, _ = figures["big.png"]
     ax = fig.axes[0]
     assert ax.get_legend().get_window_extent().x0 >= ax.get_window_extent().x1   # beside the data
+
+
+# ---------------------------------------------------------------- measured runs, repetitions, resuming
+
+def _burner(seconds: float, megabytes: int) -> str:
+    """A child that holds ``megabytes`` and burns ``seconds`` of CPU, then waits to be killed."""
+    return (f"import time\nblock = bytearray({megabytes} << 20)\nend = time.process_time() + {seconds}\n"
+            "while time.process_time() < end:\n    pass\nprint('done', flush=True)\ntime.sleep(60)\n")
+
+
+def test_a_run_is_measured_for_its_whole_process_tree_and_this_run_only():
+    from benchmarks.harness.measure import RunMeasure
+
+    # A child that peaked at 300 MB before the run: its high-water mark is reset when the run starts.
+    before = subprocess.Popen([sys.executable, "-c", "import time\nb = bytearray(300 << 20)\ndel b\n"
+                               "print('freed', flush=True)\ntime.sleep(60)\n"], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert before.stdout.readline().strip() == "freed"
+        status = Path("/proc/self/status").read_text().splitlines()
+        own_mb = int(next(line for line in status if line.startswith("VmRSS:")).split()[1]) / 1024
+        measure = RunMeasure().start()
+        # A child alive at the end (a warm engine's) and one that ends within the run.
+        alive = subprocess.Popen([sys.executable, "-c", _burner(0.4, 120)], stdout=subprocess.PIPE, text=True)
+        assert alive.stdout.readline().strip() == "done"
+        subprocess.run([sys.executable, "-c", _burner(0.2, 10).replace("time.sleep(60)", "")], check=True,
+                       capture_output=True)
+        measured = measure.stop()
+        alive.kill()
+        alive.wait()
+    finally:
+        before.kill()
+        before.wait()
+    assert measured["measured_by"] == "proc"
+    assert measured["cpu_s"] >= 0.55, measured                 # 0.4 s alive + 0.2 s ended, and imports
+    # The alive child's 120 MB beside this process's own, and not the 300 MB the other child held before.
+    assert 120 <= measured["peak_rss_mb"] - own_mb < 300, (measured, own_mb)
+    assert measured["cpu_wait_s"] >= 0
+
+
+def test_every_record_of_a_run_carries_its_measurement(tmp_path):
+    counts = run_suite("tiny", SUITES["tiny"], tmp_path / "tiny.jsonl", progress=False, solvers=["backtrack"])
+    records = read_results([tmp_path / "tiny.jsonl"])
+    assert sum(counts.values()) == len(records) > 0
+    for r in records:
+        assert r["measured_by"] == "proc" and r["cpu_s"] > 0 and r["cpu_wait_s"] >= 0 and r["peak_rss_mb"] > 0
+        assert r["rerun"] in (0, 1, 2) and isinstance(r["disturbed"], bool) and r["load"] >= 0
+
+
+def test_repeat_runs_each_pair_r_times_with_a_seed_of_its_own_and_resume_skips_them(tmp_path):
+    suite = SUITES["tiny"]
+    jobs, _ = build_jobs(suite, solvers=["qs4"], repeat=3)
+    once, _ = build_jobs(suite, solvers=["qs4"])
+    assert len(jobs) == 3 * len(once) and len({job.key() for job in jobs}) == len(jobs)
+    first = [job for job in jobs if job.instance["id"] == once[0].instance["id"]]
+    assert [(job.seed, job.repetition) for job in first] == [(0, 0), (1, 1), (2, 2)]
+    with pytest.raises(ValueError, match="repeat"):
+        build_jobs(suite, repeat=0)
+    out = tmp_path / "tiny.jsonl"
+    run_suite("tiny", suite, out, progress=False, solvers=["qs4"], max_n=6, repeat=2)
+    records = read_results([out])
+    assert sorted({r["repetition"] for r in records}) == [0, 1]
+    again = run_suite("tiny", suite, out, progress=False, solvers=["qs4"], max_n=6, repeat=2, resume=True)
+    assert set(again) == {"skipped"} and len(read_results([out])) == len(records)
+
+
+def test_a_disturbed_run_is_run_again_at_most_twice(monkeypatch):
+    from benchmarks.harness import runner
+
+    waits = iter([0.5, 0.5, 0.5, 0.5, 0.0])
+    monkeypatch.setattr(runner, "_run_once", lambda *args: {"status": "SAT", "wall_s": 1.0,
+                                                            "cpu_wait_s": next(waits)})
+    jobs, _ = build_jobs(SUITES["tiny"], solvers=["backtrack"], max_n=2)
+    reports = runner.run_line(jobs[:2], False, 60.0, 0)
+    assert [(r["rerun"], r["disturbed"]) for _, r in reports] == [(2, True), (1, False)]
+
+
+def test_a_resumed_run_cuts_the_partial_line_a_kill_left_and_records_nothing_twice(tmp_path, capsys):
+    out = tmp_path / "tiny.jsonl"
+    run_suite("tiny", SUITES["tiny"], out, progress=False, solvers=["backtrack"], max_n=4)
+    whole = out.read_text().splitlines()
+    # Killed while writing: the last record half written, no newline.
+    out.write_text("\n".join(whole[:-1]) + "\n" + whole[-1][: len(whole[-1]) // 2])
+    run_suite("tiny", SUITES["tiny"], out, progress=False, solvers=["backtrack"], max_n=4, resume=True)
+    assert "partial last line" in capsys.readouterr().err
+    records = read_results([out])
+    keys = [(r["config"], r["instance"], r["seed"], r["timeout"], r["repetition"]) for r in records]
+    assert len(keys) == len(set(keys)) == len(whole)
+
+
+@pytest.mark.slow
+def test_the_field_on_a_local_dask_cluster_writes_measured_records(tmp_path):
+    pytest.importorskip("distributed")
+    from benchmarks import cli
+
+    code = cli.main(["run", "field", "--solvers", "backtrack,cpsat", "--max-n", "12", "--timeout", "2",
+                     "--dask", "--jobs", "2", "--out", str(tmp_path), "--no-progress"])
+    records = read_results([tmp_path / "field.jsonl"])
+    assert code == 0 and records
+    assert all(r["measured_by"] == "proc" and r["cpu_s"] is not None for r in records)
+    for r in records:
+        if r["status"] == "SAT":
+            assert nqcsp.verify(r["n"], r["queens"], [tuple(c) for c in r["mandatory"]])

@@ -1,7 +1,7 @@
 """The field on one board: the ``field`` suite's recorded runs as field.md and a self-contained field.html.
 
     python -m benchmarks field report RESULTS.jsonl [--outdir DIR] [--scatter A,B] [--note TEXT]
-    python -m benchmarks field warm [--engines choco,z3] [--calls 5]
+    python -m benchmarks field warm [--engines choco,z3] [--calls 5] [--measurement]
 
 ``report`` reads the runs that ``python -m benchmarks run field`` recorded, through the strict reader
 (``benchmarks.harness.records``: a bad line, a missing or unknown key, a NaN or negative time is one line
@@ -111,6 +111,7 @@ def header(board: Board, records: list[Record], note: str = "") -> list[str]:
         "runs" if copies and max(copies) > 1 else "one run per engine and instance",
         f"time limit per run: {', '.join(f'{t:g}' for t in timeouts)} s; PAR-2 counts an unsolved run as "
         "twice that",
+        *measurement_lines(records),
         f"machine: {cell(host.get('cpu'))} ({host.get('cores')} cores, {host.get('mem_gb')} GB)"
         + (f"; {cell(note)}" if note else ""),
         f"dates: {cell(dates[0])} .. {cell(dates[-1])}" if dates else "dates: -",
@@ -119,15 +120,57 @@ def header(board: Board, records: list[Record], note: str = "") -> list[str]:
     return lines
 
 
-def markdown_scores(rows: list[dict[str, Any]], cpu_rows: list[dict[str, Any]] | None) -> str:
-    """The core columns: engine, solved, PAR-2 (wall, and CPU when measured), Borda, only-it-solves, wrong."""
-    cpu = {row["engine"]: row["par2"] for row in cpu_rows or []}
-    titles = ["engine", "solved", "PAR-2 wall s", *(["PAR-2 CPU s"] if cpu_rows else []), "Borda",
-              "only it solves", "wrong"]
+def scored(board: Board, family: str | None) -> list[dict[str, Any]]:
+    """The score rows of a family (None: all), each with its PAR-2 on CPU time (``par2_cpu``, where every
+    run measured it) and, for repeated runs, the PAR-2 of its fastest and slowest copies (``par2_min``,
+    ``par2_max``: the spread of the repetitions)."""
+    rows = score_rows(board, family, program)
+    extra: dict[str, Board] = {}
+    if timed_on_cpu(board):
+        extra["par2_cpu"] = board.on_clock("cpu")
+    if board.most_copies() > 1:
+        extra["par2_min"] = board.on_clock("wall", "min")
+        extra["par2_max"] = board.on_clock("wall", "max")
+    instances = family_instances(board, family)
+    for key, other in extra.items():
+        for row in rows:
+            row[key] = par2(other, row["engine"], instances)
+    return rows
+
+
+def measurement_lines(records: list[Record]) -> list[str]:
+    """How the runs were measured and how much the machine disturbed them, when the records say."""
+    measured = [r for r in records if r.get("measured_by")]
+    lines = []
+    if measured:
+        reran = sum(bool(r.get("rerun")) for r in measured)
+        still = sum(bool(r.get("disturbed")) for r in measured)
+        waits = sorted(r["cpu_wait_s"] / r["wall_s"] for r in measured
+                       if r.get("cpu_wait_s") is not None and r.get("wall_s"))
+        share = f"; CPU wait {100 * waits[len(waits) // 2]:.1f}% of the wall time at the median run" \
+            if waits else ""
+        lines.append(f"{plural(len(measured), 'run')} measured for its process tree alone "
+                     f"({', '.join(sorted({cell(r['measured_by']) for r in measured}))}: CPU time, CPU wait, "
+                     f"peak RSS){share}; {plural(reran, 'run')} run again for a CPU wait over 10% of its "
+                     f"wall time, {still} still over it after two more tries")
+    loads = [r["load"] for r in records if r.get("load") is not None]
+    if loads:
+        lines.append(f"load average (1 min) when the runs ended: {min(loads):.2f} to {max(loads):.2f}")
+    return lines
+
+
+def markdown_scores(rows: list[dict[str, Any]]) -> str:
+    """The core columns: engine, solved, PAR-2 on wall time (its spread over repetitions) and on CPU time
+    where measured, Borda, only-it-solves, wrong."""
+    cpu, spread = "par2_cpu" in rows[0], "par2_min" in rows[0]
+    titles = ["engine", "solved", "PAR-2 wall s" + (" (fastest..slowest runs)" if spread else ""),
+              *(["PAR-2 CPU s"] if cpu else []), "Borda", "only it solves", "wrong"]
     lines = ["| " + " | ".join(titles) + " |", "|" + " --- |" * len(titles)]
     for row in rows:
-        cells = [cell(row["engine"]), f"{row['solved']}/{row['instances']}", seconds(row["par2"]),
-                 *([seconds(cpu[row["engine"]])] if cpu_rows else []), f"{row['borda']:.1f}",
+        wall = seconds(row["par2"]) + (f" ({seconds(row['par2_min'])}..{seconds(row['par2_max'])})"
+                                       if spread else "")
+        cells = [cell(row["engine"]), f"{row['solved']}/{row['instances']}", wall,
+                 *([seconds(row["par2_cpu"])] if cpu else []), f"{row['borda']:.1f}",
                  str(row["only_solver"]), str(row["wrong"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -144,7 +187,6 @@ def family_line(board: Board, family: str | None) -> str:
 
 
 def markdown(board: Board, records: list[Record], command: str, note: str = "") -> str:
-    cpu_board = board.on_clock("cpu") if timed_on_cpu(board) else None
     parts = ["# The field on one board\n",
              "Every complete engine reachable here on the same instances, each answer judged: a solution "
              "verified by `nqcsp.verify`, an UNSAT counted only where brute force or a certificate nqcsp "
@@ -156,12 +198,12 @@ def markdown(board: Board, records: list[Record], command: str, note: str = "") 
              "Every column (marginal PAR-2, unconfirmed UNSAT, failed calls, pairs not run), sortable, with "
              "the plots: [field.html](field.html).\n",
              "## Overall\n",
-             markdown_scores(score_rows(board, None), cpu_board and score_rows(cpu_board, None)),
+             markdown_scores(scored(board, None)),
              family_line(board, None)]
     for family in families(board):
         instances = family_instances(board, family)
         parts += [f"## Family `{family}` ({plural(len(instances), 'instance')})\n",
-                  markdown_scores(score_rows(board, family), cpu_board and score_rows(cpu_board, family)),
+                  markdown_scores(scored(board, family)),
                   family_line(board, family)]
     rows = local_search_rows(board)
     if rows:
@@ -211,14 +253,13 @@ def shown(key: str, row: dict[str, Any]) -> str:
 
 
 def score_table(board: Board, family: str | None, caption: str) -> str:
-    rows = score_rows(board, family, program)
+    rows = scored(board, family)
     columns = list(HTML_COLUMNS)
-    if timed_on_cpu(board):
-        cpu = {row["engine"]: row["par2"] for row in score_rows(board.on_clock("cpu"), family)}
-        for row in rows:
-            row["par2_cpu"] = cpu[row["engine"]]
-        columns.insert(4, ("par2_cpu", "PAR-2 CPU s"))
-        columns[3] = ("par2", "PAR-2 wall s")
+    if "par2_cpu" in rows[0]:
+        columns[3:4] = [("par2", "PAR-2 wall s"), ("par2_cpu", "PAR-2 CPU s")]
+    if "par2_min" in rows[0]:
+        columns[4:4] = [("par2_min", "PAR-2 wall s, fastest runs"),
+                        ("par2_max", "PAR-2 wall s, slowest runs")]
     return html.table(rows, columns, caption, shown)
 
 
@@ -286,11 +327,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     warm = sub.add_parser("warm", help="the cpmpy backend's first and warm call per engine")
     warm.add_argument("--engines", help="comma-separated (default: every installed engine)")
     warm.add_argument("--calls", type=int, default=5, help="warm calls after the first (default 5)")
+    warm.add_argument("--measurement", action="store_true",
+                      help="what measuring a run costs beside a warm child, instead of the call costs")
     args = parser.parse_args(argv)
     if args.command == "warm":
-        from benchmarks.suites.field.warm import print_warm_costs
+        from benchmarks.suites.field.warm import measurement_cost, print_warm_costs
 
-        return print_warm_costs(args.engines.split(",") if args.engines else None, args.calls)
+        engines = args.engines.split(",") if args.engines else None
+        return (measurement_cost if args.measurement else print_warm_costs)(engines, args.calls)
     pair = tuple(args.scatter.split(",")) if args.scatter else None
     if pair is not None and len(pair) != 2:
         print("error: --scatter takes two engines, A,B", file=sys.stderr)
