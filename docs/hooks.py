@@ -7,7 +7,8 @@
   matches too (it is readable on a forge), and ``python docs/hooks.py`` rewrites it.
 - **Borrowed files.** Links out of ``docs/`` that the repository resolves (``../CHANGELOG.md``,
   ``../CONTRIBUTING.md``, ``../models/README.md``, ``../benchmarks/results/FILE``) point at the site's
-  copy: the three Markdown files become pages of the site, the benchmark plots are copied beside it.
+  copy: the three Markdown files become pages of the site, the benchmark plots and the field's report
+  (field.html, field.md) are copied beside it.
 """
 
 from __future__ import annotations
@@ -132,6 +133,10 @@ def on_files(files: Any, config: Any) -> Any:
         files.append(File.generated(config, page, content=text))
     for plot in sorted((ROOT / RESULTS).glob("*.png")):
         files.append(File.generated(config, f"results/{plot.name}", abs_src_path=str(plot)))
+    # The field's report: its page (self-contained, plots inside) and its Markdown, read as they are.
+    for report in ("field.html", "field.md"):
+        text = (ROOT / RESULTS / report).read_text(encoding="utf-8")
+        files.append(File.generated(config, f"results/{report}", content=text))
     return files
 
 

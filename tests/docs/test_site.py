@@ -158,6 +158,10 @@ def test_the_site_builds_strict(tmp_path):
     assert (site / "getting-started" / "index.html").exists()
     assert (site / "img" / "queens-8.svg").read_bytes() == (DOCS / "img" / "queens-8.svg").read_bytes()
     assert (site / "results" / "big-time-vs-n.png").exists()
+    # The field's report page ships with the site as it is, linked from the comparison page.
+    field = ROOT / "benchmarks" / "results" / "field.html"
+    assert (site / "results" / "field.html").read_bytes() == field.read_bytes()
+    assert 'href="../results/field.html"' in (site / "comparison" / "index.html").read_text()
     api = (site / "api" / "index.html").read_text()
     for name in nqcsp.__all__:
         assert f'id="{nqcsp._HOMES[name]}.{name}"' in api, name
