@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import json
 import mmap
+import os
+import pathlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -119,6 +122,70 @@ class Certificate:
         return {"kind": self.kind, "checked_by": list(self.checked_by),
                 "details": evidence_json(self.details)}
 
+    def save(self, directory: str | os.PathLike[str]) -> list[pathlib.Path]:
+        """Write the certificate's files into ``directory`` (made, with its parents, when missing), as
+        ``nqcsp solve --proof-dir`` does: ``certificate.json`` always (``to_json()`` with ``"files"``, the
+        size and SHA-256 of each file written), and when the certificate holds a proof, the statement it
+        refutes, ``statement.cnf`` (the board's reference CNF, DIMACS), and the proof, ``proof.lrat`` or
+        ``proof.drat``. ``nqcsp check-proof DIR/statement.cnf DIR/proof.lrat`` checks the pair again.
+
+        Each file is written whole or not at all, replacing a symbolic link of its name rather than
+        writing through it; the files of an earlier certificate that this one does not have are removed,
+        so a directory never holds a proof beside a statement it does not refute. ValueError naming the
+        directory for a path that cannot hold them. Returns the paths written.
+
+        Examples:
+            >>> import nqcsp, tempfile
+            >>> cert = nqcsp.solve(6, [(0, 0)]).certificate
+            >>> with tempfile.TemporaryDirectory() as folder:
+            ...     sorted(path.name for path in cert.save(folder))
+            ['certificate.json', 'proof.lrat', 'statement.cnf']
+        """
+        from nqcsp.runtime.paths import make_directory, remove_owned, write_whole  # tempfile: only here
+
+        folder = make_directory(directory, "proof directory")
+        evidence = _evidence_files(self.kind, self.details)
+        remove_owned(folder, tuple(name for name in EVIDENCE_FILES if name not in evidence),
+                     "proof directory")
+        written = []
+        for name, data in evidence.items():
+            with write_whole(folder / name, "proof file") as handle:
+                handle.write(data.view() if isinstance(data, ProofFile) else data)
+            written.append(folder / name)
+        document = self.to_json()
+        document["files"] = {name: evidence_json(data) for name, data in evidence.items()}
+        with write_whole(folder / CERTIFICATE_FILE, "proof file") as handle:
+            handle.write((json.dumps(document, indent=2) + "\n").encode("utf-8"))
+        written.append(folder / CERTIFICATE_FILE)
+        return written
+
+
+# The files of ``Certificate.save`` (``nqcsp solve --proof-dir``), which ``nqcsp check-proof`` reads.
+STATEMENT_FILE = "statement.cnf"
+PROOF_FILES = {"drat": "proof.drat", "lrat": "proof.lrat"}
+CERTIFICATE_FILE = "certificate.json"
+# Every file nqcsp writes into a proof directory (the JSON is always rewritten).
+EVIDENCE_FILES = (STATEMENT_FILE, *PROOF_FILES.values())
+
+
+def _evidence_files(kind: str, details: dict[str, Any]) -> dict[str, bytes | ProofFile]:
+    """The byte evidence of a certificate of ``kind`` by file name, looking inside an agreement's claims
+    when it has none itself."""
+    found: dict[str, bytes | ProofFile] = {}
+    for key, name in (("cnf", STATEMENT_FILE), ("proof", PROOF_FILES.get(kind, "proof.drat"))):
+        value = details.get(key)
+        if isinstance(value, str):
+            value = value.encode("ascii")
+        if isinstance(value, ProofFile) and len(value):
+            found[name] = value
+        elif isinstance(value, (bytes, bytearray)) and value:
+            found[name] = bytes(value)
+    claims = details.get("claims")
+    for claim in claims if isinstance(claims, list) and not found else []:
+        if isinstance(claim, dict) and (found := _evidence_files(str(claim.get("kind")), claim)):
+            break
+    return found
+
 
 class ProofFile:
     """A proof too big to keep in memory, spilled to an anonymous temporary file (gone with this object):
@@ -146,8 +213,7 @@ class ProofFile:
 
 def evidence_json(value: Any) -> Any:
     """JSON for certificate details: byte strings become their size and sha256 (the bytes themselves
-    stay in the ``Certificate`` and in the files of ``nqcsp.proof.certify.write_certificate``); nested values
-    are kept."""
+    stay in the ``Certificate`` and in the files of ``Certificate.save``); nested values are kept."""
     if isinstance(value, (bytes, bytearray, ProofFile)):
         data = value.view() if isinstance(value, ProofFile) else value
         return {"bytes": len(value), "sha256": hashlib.sha256(data).hexdigest()}

@@ -25,7 +25,6 @@ portfolio's ``agreement`` of two complete backends that it ran itself can confir
 
 from __future__ import annotations
 
-import json
 import pathlib
 import queue
 import tempfile
@@ -35,9 +34,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from nqcsp.board.problem import Cell, Problem, find_attack
-from nqcsp.board.result import Certificate, ProofFile, evidence_json
+from nqcsp.board.result import Certificate, ProofFile
 from nqcsp.runtime.limits import Limits, OutOfTime, format_bytes
-from nqcsp.runtime.paths import make_directory, remove_owned, write_whole
 
 if TYPE_CHECKING:
     from nqcsp.proof.dimacs import Cnf
@@ -363,51 +361,6 @@ class ConcurrentLratCheck:
 
 # --- evidence a user can keep ----------------------------------------------------------------------------
 
-STATEMENT_FILE = "statement.cnf"
-PROOF_FILES = {"drat": "proof.drat", "lrat": "proof.lrat"}
-CERTIFICATE_FILE = "certificate.json"
-# Every file nqcsp writes into a proof directory (the JSON is always rewritten).
-EVIDENCE_FILES = (STATEMENT_FILE, *PROOF_FILES.values())
-
-
-def _evidence(kind: str, details: dict[str, Any]) -> dict[str, bytes | ProofFile]:
-    """The byte evidence of a certificate of ``kind`` by file name, looking inside an agreement's claims
-    when it has none itself."""
-    found: dict[str, bytes | ProofFile] = {}
-    for key, name in (("cnf", STATEMENT_FILE), ("proof", PROOF_FILES.get(kind, "proof.drat"))):
-        value = details.get(key)
-        if isinstance(value, str):
-            value = value.encode("ascii")
-        if isinstance(value, ProofFile) and len(value):
-            found[name] = value
-        elif isinstance(value, (bytes, bytearray)) and value:
-            found[name] = bytes(value)
-    claims = details.get("claims")
-    for claim in claims if isinstance(claims, list) and not found else []:
-        if isinstance(claim, dict) and (found := _evidence(str(claim.get("kind")), claim)):
-            break
-    return found
-
-
 def write_certificate(certificate: Certificate, directory: str | pathlib.Path) -> list[pathlib.Path]:
-    """Write the certificate to ``directory`` (created if missing): ``certificate.json`` always, and its
-    ``statement.cnf`` and proof (``proof.drat`` or ``proof.lrat``) when it holds them. ``nqcsp check-proof
-    statement.cnf proof.lrat`` checks the pair again; the JSON's sha256 values name the exact bytes.
-    Each file is written whole or not at all, replacing a symbolic link of its name rather than writing
-    through it; the files of an earlier certificate this one does not have are removed, so a directory
-    never holds a proof beside a statement it does not refute. ValueError naming the directory for a path
-    that cannot hold them. Returns the paths."""
-    folder = make_directory(directory, "proof directory")
-    evidence = _evidence(certificate.kind, certificate.details)
-    remove_owned(folder, tuple(name for name in EVIDENCE_FILES if name not in evidence), "proof directory")
-    written = []
-    for name, data in evidence.items():
-        with write_whole(folder / name, "proof file") as handle:
-            handle.write(data.view() if isinstance(data, ProofFile) else data)
-        written.append(folder / name)
-    document = certificate.to_json()
-    document["files"] = {name: evidence_json(data) for name, data in evidence.items()}
-    with write_whole(folder / CERTIFICATE_FILE, "proof file") as handle:
-        handle.write((json.dumps(document, indent=2) + "\n").encode("utf-8"))
-    written.append(folder / CERTIFICATE_FILE)
-    return written
+    """``certificate.save(directory)``: its files, as ``nqcsp solve --proof-dir`` writes them."""
+    return certificate.save(directory)
