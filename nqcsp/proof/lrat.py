@@ -45,8 +45,9 @@ from nqcsp.runtime.lazy import load, loaded
 from nqcsp.runtime.limits import OutOfMemory, default_memory_limit, format_bytes
 
 CHECKER = "nqcsp-lrat"
-# Measured on backtrack proofs of prob079 residuals (`python -m benchmarks certified`, shared 2-core machine): 20-30 ns
-# a proof byte, 34 MB in 0.92 s; the estimate refuses a check only when it clearly cannot end in time.
+# Measured on backtrack proofs of prob079 residuals (`python -m benchmarks certified`, shared 2-core
+# machine): 20-30 ns a proof byte, 34 MB in 0.92 s; the estimate refuses a check only when it clearly
+# cannot end in time.
 SECONDS_PER_PROOF_BYTE = 3e-8
 SECONDS_PER_CNF_BYTE = 2e-8
 # Loading the cached kernel, once per process: 0.3 to 1.3 s measured on the shared 2-core machine;

@@ -429,8 +429,8 @@ def test_block_placements_are_the_small_solutions_as_blocks():
 
 
 def test_threshold_benchmark_runs_and_agrees():
-    out = subprocess.run([sys.executable, "-m", "benchmarks", "thresholds", "sweep", "--from", "4", "--to", "9",
-                          "--check"], capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-m", "benchmarks", "thresholds", "sweep", "--from", "4", "--to",
+                          "9", "--check"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     rows = [line.split() for line in out.stdout.splitlines()[2:-1]]
     assert [int(row[0]) for row in rows] == list(range(4, 10))
