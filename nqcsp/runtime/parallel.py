@@ -28,6 +28,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
+from nqcsp.runtime.warm_child import die_with_parent, run_on_lasting_thread
+
 # How many times a task lost with its worker is run again before it counts as failed.
 RETRIES = 2
 # How long a Dask client waits to connect to its scheduler, and to reconnect after losing it, before the
@@ -54,57 +56,28 @@ class SchedulerLost(RuntimeError):
     """The Dask scheduler went away during a run and the client could not reconnect within its timeout."""
 
 
-# Linux's prctl option that sends the calling process a signal when its parent dies.
-_PR_SET_PDEATHSIG = 1
-# How often a worker without that option looks whether its parent is still there.
-_ORPHAN_POLL_S = 0.5
-
-
 def _start_worker(parent: int) -> None:
     """Every pool worker's first step. Ctrl-C in a terminal reaches the whole process group: the parent
     decides what to do (cancel, kill the workers, write what is finished); a worker interrupted mid-task
     would only print a traceback, so it ignores SIGINT. And a worker dies with its parent: killed with
     SIGKILL, the parent cannot kill its workers, and they waited for tasks forever (idle) or ran theirs
-    to the end (busy)."""
+    to the end (busy). The pool forks on a thread that lives as long as the process (``ProcessPool.submit``),
+    so that this means the parent process's end, not the end of the thread that happened to submit first."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent(parent)
-
-
-def _die_with_parent(parent: int) -> None:
-    """SIGKILL from the kernel the moment ``parent`` dies (Linux: prctl PR_SET_PDEATHSIG, effective even
-    inside a native call that never returns to Python), else a thread polling for the parent. The signal
-    is tied to the thread that forked this worker, which for a pool is the thread submitting to it; a pool
-    whose workers die with that thread is renewed like any broken pool."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            armed = False
-        if armed:
-            if os.getppid() != parent:      # it died before the option was set
-                os._exit(1)
-            return
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(_ORPHAN_POLL_S)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="nqcsp-orphan-watch", daemon=True).start()
+    die_with_parent(parent)
 
 
 @contextlib.contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """SIGINT held back (blocked, not lost) for the duration, in the main thread on POSIX.
+def _sigint_deferred(any_thread: bool = False) -> Iterator[None]:
+    """SIGINT held back (blocked, not lost) for the duration, in the main thread on POSIX (in this thread,
+    whichever it is, with ``any_thread``).
 
     A Ctrl-C that lands while ``os.fork`` runs its Python at-fork hooks raises KeyboardInterrupt inside a
     hook, where Python prints "Exception ignored" and drops it: ``nqcsp blockades`` then ran on to the end
     and exited 0. Blocked, the signal stays pending and is delivered when the fork is over. A worker forked
     meanwhile inherits the blocked mask; it ignores SIGINT anyway (``_start_worker``)."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+    if not hasattr(signal, "pthread_sigmask") or not (
+            any_thread or threading.current_thread() is threading.main_thread()):
         yield
         return
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -112,6 +85,14 @@ def _sigint_deferred() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _submit_deferred(pool: ProcessPoolExecutor, fn: Callable[..., Any], args: tuple[Any, ...],
+                     kwargs: dict[str, Any]) -> Future:
+    """``pool.submit`` on a lasting thread (``run_on_lasting_thread``), SIGINT blocked there too: the workers
+    it forks start with it blocked, as when the caller's main thread forks them."""
+    with _sigint_deferred(any_thread=True):
+        return pool.submit(fn, *args, **kwargs)
 
 
 class ProcessPool(Executor):
@@ -127,9 +108,12 @@ class ProcessPool(Executor):
                                    initargs=(os.getpid(),))
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
-        # The pool forks its workers inside submit.
+        # The pool forks its workers inside submit: on the main thread or the launcher thread, their
+        # parent thread for the kernel's death signal, which lives as long as this process (a pool shared
+        # by threads lost every worker when the thread that submitted first ended). SIGINT is held back
+        # on both threads.
         with _sigint_deferred():
-            return self._pool.submit(fn, *args, **kwargs)
+            return run_on_lasting_thread(_submit_deferred, self._pool, fn, args, kwargs)
 
     def renew(self) -> None:
         old, self._pool = self._pool, self._new()

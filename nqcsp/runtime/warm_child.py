@@ -7,8 +7,9 @@ SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``: the only guard that a
 holds the interpreter's lock for its whole search, where no Python watcher can run). But Linux means the
 parent *thread*: the signal fires when the thread that forked the child ends, though the process lives on.
 A short-lived thread that warmed an engine took the engine with it, and the next caller's answer was
-"crashed: killed by signal 9". So every child is forked by one launcher thread (``run_on_launcher``), a
-daemon thread that waits for work as long as the process lives; the kernel's signal then means what was
+"crashed: killed by signal 9". So every child is forked by a thread that lives as long as the
+process (``run_on_lasting_thread``): the main thread, or for a call from any other thread one launcher
+thread, a daemon that waits for work until the process ends; the kernel's signal then means what was
 meant, the process's end. The child also ends at EOF on stdin (the kernel closes the pipe's other end when
 the process dies) and polls its parent's pid where the signal does not exist (``die_with_parent``).
 
@@ -120,14 +121,17 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_launcher)
 
 
-def run_on_launcher(fn: Callable[..., T], *args: Any, abandoned: Callable[[T], None] | None = None,
+def run_on_lasting_thread(fn: Callable[..., T], *args: Any, abandoned: Callable[[T], None] | None = None,
                     **kwargs: Any) -> T:
-    """``fn(*args, **kwargs)`` run on this process's launcher thread, which lives as long as the process:
-    a child forked there (``subprocess.Popen``, a process pool's workers) has that thread for its parent,
-    so ``die_with_parent`` in it means the process's end, not the caller's thread's. Returns what ``fn``
-    returns, raises what it raises. ``abandoned(value)`` runs when the caller was interrupted while ``fn``
-    ran (a child started for nobody is killed there)."""
+    """``fn(*args, **kwargs)`` run on a thread that lives as long as the process: the main thread when
+    called there (Python ends the process from it), else this process's launcher thread. A child forked so
+    (``subprocess.Popen``, a process pool's workers) has that thread for its parent, so ``die_with_parent``
+    in it means the process's end, not the calling thread's. Returns what ``fn`` returns, raises what it
+    raises. ``abandoned(value)`` runs when a caller off the main thread was interrupted while ``fn`` ran
+    (a child started for nobody is killed there)."""
     global _launcher
+    if threading.current_thread() is threading.main_thread():
+        return fn(*args, **kwargs)
     with _launcher_lock:
         if _launcher is None:
             _launcher = _Launcher()
@@ -147,7 +151,7 @@ def die_with_parent(parent: int | None = None) -> None:
 
     On Linux the kernel sends SIGKILL when the parent thread ends (``PR_SET_PDEATHSIG``, effective even
     inside a native call that never returns to Python); that thread must live as long as its process,
-    which ``WarmChild`` and ``nqcsp.runtime.parallel``'s pools see to by forking on ``run_on_launcher``.
+    which ``WarmChild`` and ``nqcsp.runtime.parallel``'s pools see to by forking on ``run_on_lasting_thread``.
     Where the option does not exist, a daemon thread polls for the parent every ``PARENT_POLL_S``."""
     # Taken out of the environment, so that a program this child starts does not read it as its own.
     given = os.environ.pop(PARENT_ENV, "")
@@ -224,7 +228,8 @@ class Crash:
 
 class WarmChild:
     """One child process speaking lines on its stdin and stdout, in a process group of its own, started
-    on the launcher thread. Not thread-safe: one caller at a time (the owner holds a lock around it)."""
+    on a thread that lives as long as the process. Not thread-safe: one caller at a time (the owner holds
+    a lock around it)."""
 
     def __init__(self, proc: subprocess.Popen[bytes], stderr: IO[bytes], name: str) -> None:
         self.proc = proc
@@ -243,7 +248,7 @@ class WarmChild:
         environment[PARENT_ENV] = str(os.getpid())
         stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by kill, with the child)
         try:
-            proc: subprocess.Popen[bytes] = run_on_launcher(
+            proc: subprocess.Popen[bytes] = run_on_lasting_thread(
                 subprocess.Popen, list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                 env=environment, cwd=cwd, start_new_session=True, abandoned=_kill_group)
         except BaseException:
