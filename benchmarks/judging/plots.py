@@ -285,7 +285,8 @@ def plot_outcomes(records: list[Record], path: Path) -> Path | None:
             ax.set_ylabel("instances")
     fig.suptitle(f"{_suite(completion)}: outcomes per backend")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(kinds), fontsize="small", frameon=False)
+    # Three a row: six kinds in one row are wider than a figure of one or two panels.
+    fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize="small", frameon=False)
     return save(plt, fig, path)
 
 
