@@ -71,13 +71,13 @@ HARD_STOP_S = 0.25
 CHILD_BYTES = 300 << 20
 CP_BYTES_PER_CELL = 64
 ENCODED_BYTES_PER_CELL = 4096
-CP_ENGINES = ("ortools", "choco", "pumpkin")
 # The whole board's model in a CP engine's child, as bytes per row and per cell (n^2), from the child's
-# peak RSS after CPMpy handed the model to the engine (empty boards, 2026-12-01): OR-Tools 3.8 KB a row at
-# 10^4 and 10^5 rows (464 MB in all), the double for its search; Choco 38 KB a row at 2,500 and 5,000
-# rows but 86 KB at 20,000 (1.8 GB, 47 s): its memory grows faster than the rows; Pumpkin 1.0 GB at
-# 2,500 rows (48 s), 166 bytes a cell: its model grows with the square of the rows.
-CP_BOARD_BYTES = {"ortools": (8 << 10, 0), "choco": (48 << 10, 8), "pumpkin": (4 << 10, 256)}
+# peak RSS on empty boards (2026-12-01): OR-Tools 3.8 KB a row once CPMpy handed it the model (10^4 and
+# 10^5 rows) but 27 KB a row after 184 s of search at 10^5 rows (2.7 GB); Choco 38 KB a row at 2,500 and
+# 5,000 rows but 86 KB at 20,000 (1.8 GB, 47 s): its memory grows faster than the rows; Pumpkin 1.0 GB at
+# 2,500 rows (48 s), 166 bytes a cell: its model grows with the square of the rows. So n = 10^6 needs
+# 32 GB on OR-Tools, and far more on the others.
+CP_BOARD_BYTES = {"ortools": (32 << 10, 0), "choco": (48 << 10, 8), "pumpkin": (4 << 10, 256)}
 # The stats name of the seconds a call waited for its engine's child to start (0 when it was warm).
 START_WAITED_S = "start_waited_s"
 
@@ -123,19 +123,18 @@ def request_for(problem: Problem, limits: Limits, engine: str) -> tuple[dict[str
     """The model to send, and the residual board its values are of (None for the whole board's model).
     The child's memory is estimated first."""
     free = problem.free_row_count
-    encoded = engine.split(":", 1)[0] not in CP_ENGINES
+    # An engine CPMpy encodes pays per cell on either model; a CP engine's whole board has interval domains.
+    per_row, per_cell = CP_BOARD_BYTES.get(engine, (0, ENCODED_BYTES_PER_CELL))
     if free <= RESIDUAL_MAX_FREE:
         limits.need_memory("build", residual_bytes(problem), f"the {free} x {free} residual board")
         residual = residual_of(problem)
         cells = residual.cell_count
-        per_cell = ENCODED_BYTES_PER_CELL if encoded else CP_BYTES_PER_CELL
-        limits.need_memory("build", CHILD_BYTES + per_cell * cells,
+        limits.need_memory("build", CHILD_BYTES + per_row * free + max(per_cell, CP_BYTES_PER_CELL) * cells,
                            f"{engine}'s model of {cells} cells in its child process")
         domains = [residual.cols[residual.allowed[i]].tolist() for i in range(residual.size)]
         return {"model": "residual", "rows": residual.rows.tolist(), "domains": domains}, residual
     n = problem.n
-    per_row, per_cell = CP_BOARD_BYTES.get(engine, (0, ENCODED_BYTES_PER_CELL))
-    # Refused here, before anything is built or sent, when it cannot fit (n = 10^6 and up, but on OR-Tools).
+    # Refused here, before anything is built or sent, when it cannot fit.
     limits.need_memory("build", CHILD_BYTES + per_row * n + per_cell * n * n,
                        f"{engine}'s model of the whole {n} x {n} board in its child process")
     return {"model": "board", "n": n, "queens": problem.queen_array.tolist()}, None
