@@ -17,8 +17,8 @@ The owner's side is ``WarmChild``: ``start``ed in a process group of its own, ``
 ``ask``, both) with a deadline in ``perf_counter`` seconds (the clock of ``nqcsp.runtime.limits``), ``kill``
 (the group, then the pipes), and ``crash`` (how it ended, with the tail of its stderr) when it ends without
 an answer. The child's side is ``die_with_parent`` and ``answer_channel``. A process forked from the owner
-(``os.fork``) must leave the owner's children alone: ``WarmChild.forget`` closes its copies of the pipes
-without killing anything.
+(``os.fork``) must leave the owner's children alone: ``WarmChild.forget`` lets go of its copies of the
+pipes without killing anything.
 
 May import: the standard library only.
 """
@@ -238,6 +238,7 @@ class WarmChild:
         self.owner = os.getpid()
         self.buffer = b""
         self.killed = False
+        self.forgotten = False
 
     @classmethod
     def start(cls, argv: Sequence[str], *, name: str, env: Mapping[str, str] | None = None,
@@ -354,14 +355,24 @@ class WarmChild:
         self.stderr.close()
 
     def forget(self) -> None:
-        """In a process forked from the owner: close this process's copies of the pipes and kill nothing,
-        so that the owner's child still sees EOF when the owner ends."""
-        self.killed = True
-        for stream in (self.proc.stdin, self.proc.stdout, self.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    stream.close()
-        # Its Popen is the owner's to reap: this process must not wait for it or report it.
+        """In a process forked from the owner: let go of this process's copies of the pipes and kill
+        nothing, so that the owner's child still sees EOF when the owner ends, and nothing here writes
+        into the owner's conversation."""
+        if self.forgotten:
+            return
+        self.forgotten = self.killed = True
+        # Each descriptor is pointed at /dev/null rather than closed: its file object still owns the number
+        # and closes it in its own time (closing it here, which flushes, could wait forever on a buffer lock
+        # a thread of the owner held at the fork; closing the number alone would close it twice).
+        devnull = os.open(os.devnull, os.O_RDWR)
+        try:
+            for stream in (self.proc.stdin, self.proc.stdout, self.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError, ValueError):
+                        os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+        # Its Popen is the owner's to reap: this process must not wait for it.
         self.proc.returncode = 0
 
 

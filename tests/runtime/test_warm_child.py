@@ -194,3 +194,23 @@ def test_a_pool_first_used_by_a_thread_that_ended_keeps_its_workers():
         assert sorted(o.value for o in later) == [3, 4] and all(o.attempts == 1 for o in later)
     finally:
         pool.kill()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_process_that_forgets_the_child_leaves_it_the_owners(echo):
+    child = echo()
+    assert child.ask({"x": 1}, time.perf_counter() + 60) is not None
+    forked = os.fork()
+    if forked == 0:  # holds nothing of the child once it forgot it, and lives on meanwhile
+        child.forget()
+        time.sleep(30)
+        os._exit(0)
+    try:
+        assert child.ask({"x": 2}, time.perf_counter() + 60)["echo"] == {"x": 2}
+        time.sleep(0.3)                     # the fork has forgotten the child
+        # The owner lets go of its end: the child sees EOF and ends, though the fork is still alive.
+        child.proc.stdin.close()
+        assert child.proc.wait(10) == 0
+    finally:
+        os.kill(forked, signal.SIGKILL)
+        os.waitpid(forked, 0)
