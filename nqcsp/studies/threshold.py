@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -38,6 +38,9 @@ from nqcsp.studies.evidence import (
     evidence_from_json,
 )
 from nqcsp.studies.level_sweep import BlockedClass, LevelAccount, SweptLevel, UndecidedClass
+
+if TYPE_CHECKING:
+    from nqcsp.studies.blockade_search import SearchReport
 
 ENGINES = ("classes", "rows")
 Account = TypeVar("Account", bound=LevelAccount[Any])
@@ -250,7 +253,7 @@ def _row_level(n: int, k: int, pool: Executor, seed: int, folder: pathlib.Path |
     return account.level(), [account.witnesses]
 
 
-def _search(n: int, k: int, seconds: float, seed: int, pool: Executor) -> Any:
+def _search(n: int, k: int, seconds: float, seed: int, pool: Executor) -> SearchReport:
     """The search for a blocked set of k queens: the k-queens solutions placed as blocks first (in this
     process), then annealing chains on the pool for what is left of ``seconds``."""
     from nqcsp.studies.blockade_search import search, search_blocks
