@@ -71,12 +71,9 @@ class _Launcher:
 
 
 class _Job:
-    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
-                 abandoned: Callable[[Any], None] | None) -> None:
-        self.fn, self.args, self.kwargs, self.abandoned = fn, args, kwargs, abandoned
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.fn, self.args, self.kwargs = fn, args, kwargs
         self.done = threading.Event()
-        self.lock = threading.Lock()
-        self.waiting = True
         self.value: Any = None
         self.error: BaseException | None = None
 
@@ -85,23 +82,11 @@ class _Job:
             self.value = self.fn(*self.args, **self.kwargs)
         except BaseException as exc:  # handed to the caller, whose exception it is
             self.error = exc
-        with self.lock:
-            self.done.set()
-            orphan = not self.waiting
-        if orphan and self.error is None and self.abandoned is not None:
-            self.abandoned(self.value)
+        self.done.set()
 
     def result(self) -> Any:
-        try:
-            self.done.wait()
-        except BaseException:
-            # Interrupted (Ctrl-C) while the launcher works: what it makes has nobody to take it.
-            with self.lock:
-                self.waiting = False
-                finished = self.done.is_set()
-            if finished and self.error is None and self.abandoned is not None:
-                self.abandoned(self.value)
-            raise
+        # Only the main thread is interrupted by Ctrl-C, and it never waits here: the wait is whole.
+        self.done.wait()
         if self.error is not None:
             raise self.error
         return self.value
@@ -121,14 +106,12 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_launcher)
 
 
-def run_on_lasting_thread(fn: Callable[..., T], *args: Any, abandoned: Callable[[T], None] | None = None,
-                    **kwargs: Any) -> T:
+def run_on_lasting_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` run on a thread that lives as long as the process: the main thread when
     called there (Python ends the process from it), else this process's launcher thread. A child forked so
     (``subprocess.Popen``, a process pool's workers) has that thread for its parent, so ``die_with_parent``
     in it means the process's end, not the calling thread's. Returns what ``fn`` returns, raises what it
-    raises. ``abandoned(value)`` runs when a caller off the main thread was interrupted while ``fn`` ran
-    (a child started for nobody is killed there)."""
+    raises."""
     global _launcher
     if threading.current_thread() is threading.main_thread():
         return fn(*args, **kwargs)
@@ -136,7 +119,7 @@ def run_on_lasting_thread(fn: Callable[..., T], *args: Any, abandoned: Callable[
         if _launcher is None:
             _launcher = _Launcher()
         launcher = _launcher
-    job = _Job(fn, args, kwargs, abandoned)
+    job = _Job(fn, args, kwargs)
     launcher.jobs.put(job)
     value: T = job.result()
     return value
@@ -151,7 +134,7 @@ def die_with_parent(parent: int | None = None) -> None:
 
     On Linux the kernel sends SIGKILL when the parent thread ends (``PR_SET_PDEATHSIG``, effective even
     inside a native call that never returns to Python); that thread must live as long as its process,
-    which ``WarmChild`` and ``nqcsp.runtime.parallel``'s pools see to by forking on ``run_on_lasting_thread``.
+    which ``WarmChild`` and ``nqcsp.runtime.parallel``'s pools see to (``run_on_lasting_thread``).
     Where the option does not exist, a daemon thread polls for the parent every ``PARENT_POLL_S``."""
     # Taken out of the environment, so that a program this child starts does not read it as its own.
     given = os.environ.pop(PARENT_ENV, "")
@@ -222,8 +205,8 @@ class Crash:
         return f"{self.name} crashed: its process {self.how}{said}"
 
     def record(self) -> dict[str, Any]:
-        """The crash as a JSON record: ``{"status": "CRASH", "error": text, "exit_code": code}``."""
-        return {"status": "CRASH", "error": self.text, "exit_code": self.code}
+        """The crash as a run's record: ``{"status": "CRASH", "error": text}`` (the benchmarks' form)."""
+        return {"status": "CRASH", "error": self.text}
 
 
 class WarmChild:
@@ -251,7 +234,7 @@ class WarmChild:
         try:
             proc: subprocess.Popen[bytes] = run_on_lasting_thread(
                 subprocess.Popen, list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                env=environment, cwd=cwd, start_new_session=True, abandoned=_kill_group)
+                env=environment, cwd=cwd, start_new_session=True)
         except BaseException:
             stderr.close()
             raise
