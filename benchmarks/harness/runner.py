@@ -12,16 +12,12 @@ Results go to ``DIR/SUITE.jsonl`` under the directory the user names (default ``
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import json
 import os
 import platform
-import selectors
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterable
 from concurrent.futures import Executor
@@ -35,6 +31,7 @@ from benchmarks.harness import instances as inst
 from benchmarks.harness.peers import PEERS
 from benchmarks.harness.records import read_records
 from benchmarks.harness.worker import TASKS
+from nqcsp.runtime.warm_child import ChildCrashed, WarmChild
 
 # The checkout's root: benchmarks/ is not installed with nqcsp, it runs from a checkout.
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,44 +170,30 @@ def worker_env() -> dict[str, str]:
     return env
 
 
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
 def payload(job: Job, keep_queens_max_n: int) -> dict[str, Any]:
     return {"solver": job.config.solver, "options": job.config.options, "instance": job.instance,
             "seed": job.seed, "timeout": job.timeout, "keep_queens_max_n": keep_queens_max_n}
 
 
-def start_worker(stderr: Any) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "benchmarks.harness.worker"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=stderr, env=worker_env(), cwd=str(ROOT),
-                            start_new_session=True)
-
-
-def crash_record(proc: subprocess.Popen[bytes], stderr: Any) -> dict[str, Any]:
-    proc.wait()
-    stderr.seek(0)
-    tail = stderr.read().decode(errors="replace")[-1500:]
-    return {"status": "CRASH", "error": f"worker exited with code {proc.returncode}: {tail}"}
+def start_worker() -> WarmChild:
+    """A worker process (``benchmarks.harness.worker``) in a process group of its own, tied to this
+    process's life by the runtime's one warm-child helper (``nqcsp.runtime.warm_child``)."""
+    return WarmChild.start([sys.executable, "-m", "benchmarks.harness.worker"], name="benchmark worker",
+                           env=worker_env(), cwd=str(ROOT))
 
 
 def run_job(job: Job, *, warmup_timeout: float = 600.0, keep_queens_max_n: int = 200) -> dict[str, Any]:
     """Run one job in a fresh worker process and return what it reported (or TIMEOUT / CRASH), with
     whether it kept its time limit."""
-    with tempfile.TemporaryFile() as stderr:
-        proc = start_worker(stderr)
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(json.dumps(payload(job, keep_queens_max_n)).encode())
-        proc.stdin.close()
-        record, warmup = _read_reports(proc, job.timeout, warmup_timeout)
-        if record is None:
-            record = crash_record(proc, stderr)
-        else:
-            # Whatever the worker left running in its group (a peer's own child) ends with the run.
-            kill_group(proc)
+    worker = start_worker()
+    try:
+        worker.send(payload(job, keep_queens_max_n))
+        record, warmup = _read_reports(worker, job.timeout, warmup_timeout)
+    except ChildCrashed as exc:
+        record, warmup = exc.crash.record(), {}
+    finally:
+        # Whatever the worker left running in its group (a peer's own child) ends with the run.
+        worker.close()
     record.update(warmup)
     record.update(promise(record, job.timeout))
     return record
@@ -223,47 +206,33 @@ class Session:
     def __init__(self, warmup_timeout: float, keep_queens_max_n: int) -> None:
         self.warmup_timeout = warmup_timeout
         self.keep_queens_max_n = keep_queens_max_n
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.stderr: Any = None
+        self.worker: WarmChild | None = None
         self.jobs = 0
 
     def run(self, job: Job) -> dict[str, Any]:
-        fresh = self.proc is None or self.proc.poll() is not None
+        fresh = self.worker is None or not self.worker.alive()
         if fresh:
             self.close()
-            self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close(), with the worker)
-            self.proc = start_worker(self.stderr)
+            self.worker = start_worker()
             self.jobs = 0
-        assert self.proc is not None and self.proc.stdin is not None
-        line = {**payload(job, self.keep_queens_max_n), "session": True}
-        try:
-            self.proc.stdin.write((json.dumps(line) + "\n").encode())
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            record: dict[str, Any] | None = None
-            warmup: dict[str, Any] = {}
-        else:
-            record, warmup = _read_reports(self.proc, job.timeout, self.warmup_timeout, ready=not fresh)
+        assert self.worker is not None
         self.jobs += 1
-        if record is None:
-            record = crash_record(self.proc, self.stderr)
+        try:
+            self.worker.send({**payload(job, self.keep_queens_max_n), "session": True})
+            record, warmup = _read_reports(self.worker, job.timeout, self.warmup_timeout, ready=not fresh)
+        except ChildCrashed as exc:
+            record, warmup = exc.crash.record(), {}
             self.close()
-        elif record["status"] in ("TIMEOUT", "ERROR") and self.proc.poll() is None:
+        if record["status"] in ("TIMEOUT", "ERROR"):
             self.close()
         record.update(warmup if fresh else {"warm_job": self.jobs})
         record.update(promise(record, job.timeout))
         return record
 
     def close(self) -> None:
-        if self.proc is not None:
-            if self.proc.stdin is not None:
-                with contextlib.suppress(OSError):
-                    self.proc.stdin.close()
-            kill_group(self.proc)
-            self.proc = None
-        if self.stderr is not None:
-            self.stderr.close()
-            self.stderr = None
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
 
 
 def allowed_overshoot(time_limit: float) -> float:
@@ -282,40 +251,31 @@ def promise(record: dict[str, Any], time_limit: float) -> dict[str, Any]:
     return {"overshoot_s": wall - time_limit, "kept_limit": kept}
 
 
-def _read_reports(proc: subprocess.Popen[bytes], timeout: float, warmup_timeout: float,
-                  ready: bool = False) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """Read READY then RESULT, each against its own deadline; kill the worker when a deadline passes.
-    ``ready``: a session's worker that warmed up already; only RESULT comes, timed from now."""
-    assert proc.stdout is not None
-    selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ)
-    buffer = b""
+def _read_reports(worker: WarmChild, timeout: float, warmup_timeout: float,
+                  ready: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Read READY then RESULT, each against its own deadline; kill the worker when a deadline passes
+    (ChildCrashed when it ends first). ``ready``: a session's worker that warmed up already; only RESULT
+    comes, timed from now."""
     warmup: dict[str, Any] = {}
-    ready_at: float | None = time.monotonic() if ready else None
-    deadline = ready_at + timeout * 1.1 + 1.0 if ready_at is not None else time.monotonic() + warmup_timeout
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not selector.select(left):
-                kill_group(proc)
-                if ready_at is None:
-                    return {"status": "ERROR", "error": f"warm-up took more than {warmup_timeout} s"}, warmup
-                return {"status": "TIMEOUT", "wall_s": time.monotonic() - ready_at}, warmup
-            chunk = os.read(proc.stdout.fileno(), 1 << 16)
-            if not chunk:
-                return None, warmup
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                tag, _, body = line.decode().partition(" ")
-                if tag == "READY":
-                    warmup = json.loads(body)
-                    ready_at = time.monotonic()
-                    deadline = ready_at + timeout * 1.1 + 1.0
-                elif tag == "RESULT":
-                    return json.loads(body), warmup
-    finally:
-        selector.close()
+    ready_at: float | None = time.perf_counter() if ready else None
+    if ready_at is not None:
+        deadline = ready_at + timeout * 1.1 + 1.0
+    else:
+        deadline = time.perf_counter() + warmup_timeout
+    while True:
+        line = worker.receive_line(deadline)
+        if line is None:
+            worker.kill()
+            if ready_at is None:
+                return {"status": "ERROR", "error": f"warm-up took more than {warmup_timeout} s"}, warmup
+            return {"status": "TIMEOUT", "wall_s": time.perf_counter() - ready_at}, warmup
+        tag, _, body = line.decode().partition(" ")
+        if tag == "READY":
+            warmup = json.loads(body)
+            ready_at = time.perf_counter()
+            deadline = ready_at + timeout * 1.1 + 1.0
+        elif tag == "RESULT":
+            return json.loads(body), warmup
 
 
 # ---------------------------------------------------------------- the grid

@@ -32,6 +32,7 @@ from typing import Any
 import nqcsp
 from benchmarks.harness.measure import RunMeasure
 from benchmarks.harness.peers import PEERS, PeerSkipped
+from nqcsp.runtime.warm_child import die_with_parent
 from nqcsp.solvers import options_for
 
 Cell = tuple[int, int]
@@ -259,6 +260,8 @@ def attempt(job: dict[str, Any], warm: bool) -> dict[str, Any]:
 def main() -> int:
     """One job (its JSON is all of stdin), or with ``"session": true`` a session: the first job a line,
     warmed up once, then one job a line, each answered when it is read, until stdin ends."""
+    # Ends with the runner, however the runner ends (the runtime's one way of tying a child to its owner).
+    die_with_parent()
     job = json.loads(sys.stdin.readline())
     emit("RESULT", attempt(job, warm=False))
     if job.get("session"):

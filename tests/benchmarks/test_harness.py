@@ -4,6 +4,7 @@ seconds: workers solve tiny boards, and fake peers stand in for the slow or abse
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -665,39 +666,44 @@ def test_the_plots_read_well(tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- measured runs, repetitions, resuming
 
-def _burner(seconds: float, megabytes: int) -> str:
-    """A child that holds ``megabytes`` and burns ``seconds`` of CPU, then waits to be killed."""
-    return (f"import time\nblock = bytearray({megabytes} << 20)\nend = time.process_time() + {seconds}\n"
-            "while time.process_time() < end:\n    pass\nprint('done', flush=True)\ntime.sleep(60)\n")
+MEASURED_TREE = """
+import json, subprocess, sys
+from pathlib import Path
+from benchmarks.harness.measure import RunMeasure
+
+def burner(seconds, megabytes, linger):
+    return (f"import time\\nblock = bytearray({megabytes} << 20)\\nend = time.process_time() + {seconds}\\n"
+            "while time.process_time() < end:\\n    pass\\nprint('done', flush=True)\\n"
+            + ("time.sleep(60)\\n" if linger else ""))
+
+# A child that peaked at 300 MB before the run: its high-water mark is reset when the run starts.
+held = "import time\\nb = bytearray(300 << 20)\\ndel b\\nprint('freed', flush=True)\\ntime.sleep(60)\\n"
+before = subprocess.Popen([sys.executable, "-c", held], stdout=subprocess.PIPE, text=True)
+assert before.stdout.readline().strip() == "freed"
+status = Path("/proc/self/status").read_text().splitlines()
+own_mb = int(next(line for line in status if line.startswith("VmRSS:")).split()[1]) / 1024
+measure = RunMeasure().start()
+# A child alive at the end (a warm engine's) and one that ends within the run.
+alive = subprocess.Popen([sys.executable, "-c", burner(0.4, 120, True)], stdout=subprocess.PIPE, text=True)
+assert alive.stdout.readline().strip() == "done"
+subprocess.run([sys.executable, "-c", burner(0.2, 10, False)], check=True, capture_output=True)
+measured = measure.stop()
+alive.kill()
+before.kill()
+print(json.dumps({**measured, "own_mb": own_mb}))
+"""
 
 
 def test_a_run_is_measured_for_its_whole_process_tree_and_this_run_only():
-    from benchmarks.harness.measure import RunMeasure
-
-    # A child that peaked at 300 MB before the run: its high-water mark is reset when the run starts.
-    before = subprocess.Popen([sys.executable, "-c", "import time\nb = bytearray(300 << 20)\ndel b\n"
-                               "print('freed', flush=True)\ntime.sleep(60)\n"], stdout=subprocess.PIPE,
-                              text=True)
-    try:
-        assert before.stdout.readline().strip() == "freed"
-        status = Path("/proc/self/status").read_text().splitlines()
-        own_mb = int(next(line for line in status if line.startswith("VmRSS:")).split()[1]) / 1024
-        measure = RunMeasure().start()
-        # A child alive at the end (a warm engine's) and one that ends within the run.
-        alive = subprocess.Popen([sys.executable, "-c", _burner(0.4, 120)], stdout=subprocess.PIPE, text=True)
-        assert alive.stdout.readline().strip() == "done"
-        subprocess.run([sys.executable, "-c", _burner(0.2, 10).replace("time.sleep(60)", "")], check=True,
-                       capture_output=True)
-        measured = measure.stop()
-        alive.kill()
-        alive.wait()
-    finally:
-        before.kill()
-        before.wait()
+    # In a process of its own: the tree measured is that process's, not the test runner's other children.
+    done = subprocess.run([sys.executable, "-c", MEASURED_TREE], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    measured = json.loads(done.stdout)
     assert measured["measured_by"] == "proc"
     assert measured["cpu_s"] >= 0.55, measured                 # 0.4 s alive + 0.2 s ended, and imports
-    # The alive child's 120 MB beside this process's own, and not the 300 MB the other child held before.
-    assert 120 <= measured["peak_rss_mb"] - own_mb < 300, (measured, own_mb)
+    # The alive child's 120 MB beside the process's own, and not the 300 MB the other child held before.
+    assert 120 <= measured["peak_rss_mb"] - measured["own_mb"] < 300, measured
     assert measured["cpu_wait_s"] >= 0
 
 
