@@ -129,6 +129,8 @@ OWNER = textwrap.dedent("""
     thread.start()
     thread.join()
     assert children[0].ask({"x": 1}, time.perf_counter() + 60) is not None
+    # Busy, not reading its stdin: EOF cannot end it, only the kernel's signal (or its parent watch).
+    children[0].send({"sleep": 60})
     print(children[0].pid, flush=True)
     time.sleep(120)
 """)
