@@ -21,6 +21,7 @@ from nqcsp.board.problem import Problem
 from nqcsp.proof.dimacs import Cnf, read_bytes_needed, read_dimacs
 from nqcsp.proof.outside import OutsideChecker, check_outside
 from nqcsp.proof.statement import VERSION, Statement, named_problem, reference_cnf
+from nqcsp.runtime.lazy import MissingDependency, pip_extra
 from nqcsp.runtime.limits import Limits, format_bytes
 
 FORMATS = ("lrat", "drat")
@@ -147,7 +148,7 @@ def _check_drat(formula: Cnf, proof: bytes | bytearray | memoryview | mmap.mmap,
     from nqcsp.proof.drat import CHECK_BYTES_PER_BYTE, check_within, native_available
 
     if engine == "native" and not native_available():
-        raise ValueError("the native DRAT engine needs cdclkit: pip install 'cdclkit[native]'")
+        raise MissingDependency(f"the native DRAT engine needs cdclkit: {pip_extra('native')}")
     limits.need_memory("check", CHECK_BYTES_PER_BYTE * len(proof), f"checking a {len(proof)}-byte DRAT proof")
     text = bytes(proof)
     verdict = check_within(formula.clauses(), text, formula.num_vars, limits, engine,

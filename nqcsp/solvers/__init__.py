@@ -146,7 +146,9 @@ _SPECS: tuple[BackendSpec, ...] = (
     BackendSpec("minizinc", "nqcsp.solvers.minizinc", "MiniZincSolver", True, ("bin:minizinc",),
                 "MiniZinc on models/nqueens.mzn (AllDifferent on q, q + r, q - r), Gecode by default",
                 (Option("mzn_solver", "gecode", "custom", "MiniZinc solver id (gecode, chuffed, ...)",
-                        check=_lazy_check("nqcsp.solvers.minizinc", "check_solver_id")),)),
+                        check=_lazy_check("nqcsp.solvers.minizinc", "check_solver_id")),),
+                install="install MiniZinc with its Gecode solver (Debian and Ubuntu: apt-get install "
+                        "minizinc; elsewhere the MiniZinc bundle), so that 'minizinc' is on PATH"),
     BackendSpec("cpmpy", "nqcsp.solvers.cpmpy", "CpmpySolver", True, ("cpmpy",),
                 "CPMpy's one model (AllDifferent on q, q + r, q - r) on an engine of the field, in a child "
                 "process: Choco, Exact, Z3, Pumpkin, HiGHS, OR-Tools, PySAT; UNSAT is the engine's claim",

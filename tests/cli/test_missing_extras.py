@@ -71,3 +71,22 @@ def test_a_missing_optional_dependency_is_exit_2_naming_what_to_install(monkeypa
     # Exit 2, not 4: CryptoMiniSat's was PySAT's AssertionError, reported as a bug with a traceback.
     assert (code, out) == (2, ""), (code, out, err)
     assert err.count("\n") == 1 and err.startswith("nqcsp: error: ") and re.search(named, err), err
+
+
+def test_minizinc_missing_says_how_to_install_it(monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(MissingDependency, match=r"apt-get install minizinc"):
+        nqcsp.solve(8, solver="minizinc")
+
+
+def test_the_native_drat_engine_missing_names_nqcsp_native(monkeypatch, tmp_path):
+    import nqcsp.proof.drat
+
+    code, _, err = run_main(["solve", "4", "--queen", "0,0", "--solver", "sat", "--proof-dir", str(tmp_path)])
+    assert code == 1 and (tmp_path / "proof.drat").exists(), err
+    # cdclkit absent: dratify has no native engine (taken away where nqcsp asks for it).
+    monkeypatch.setattr(nqcsp.proof.drat, "native_available", lambda: False)
+    code, out, err = run_main(["check-proof", str(tmp_path / "statement.cnf"), str(tmp_path / "proof.drat"),
+                               "--engine", "native"])
+    assert (code, out) == (2, ""), (code, out, err)
+    assert err.count("\n") == 1 and "pip install 'nqcsp[native]'" in err, err
