@@ -80,6 +80,8 @@ ENCODED_BYTES_PER_CELL = 4096
 CP_BOARD_BYTES = {"ortools": (32 << 10, 0), "choco": (48 << 10, 8), "pumpkin": (4 << 10, 256)}
 # The stats name of the seconds a call waited for its engine's child to start (0 when it was warm).
 START_WAITED_S = "start_waited_s"
+# The stats name of the seconds a call waited for its turn on the child (other threads' calls before it).
+QUEUED_S = "queued_s"
 
 
 def engine_modules(engine: str) -> tuple[str, ...]:
@@ -282,10 +284,12 @@ class CpmpySolver:
         limits.check_time("start")
         slot = engine_slot(engine)
         wait = limits.remaining()
+        queued = time.perf_counter()
         # Another thread's call holds the child: wait for the turn, never past this call's deadline.
         if not slot.lock.acquire(timeout=-1 if wait is None else wait):
             raise OutOfTime("queue", time_limit_reason(f"the wait for {engine}'s child, busy with another "
                                                        "call", limits.time_limit))
+        queued = time.perf_counter() - queued
         try:
             worker = slot.current()
             answer = self._ask(slot, worker, problem, request, limits, seed)
@@ -295,7 +299,8 @@ class CpmpySolver:
                                  "start_s": worker.ready.get("start_s") if worker.ready else None,
                                  "versions": worker.ready.get("versions") if worker.ready else None,
                                  BUILD_S: answer.get("build_s"), SEARCH_S: answer.get("search_s"),
-                                 "exit": answer.get("exit"), START_WAITED_S: answer.get("start_waited_s")}
+                                 "exit": answer.get("exit"), START_WAITED_S: answer.get("start_waited_s"),
+                                 QUEUED_S: queued}
         status = answer.get("status")
         if status == "SAT":
             values = answer.get("values")

@@ -318,6 +318,8 @@ def test_four_threads_on_one_engine_each_get_their_own_answer(engine):
     for (n, queens, _), outcome in zip(cases, outcomes, strict=True):
         assert not isinstance(outcome, Exception), (n, repr(outcome))
         _check(n, queens, outcome)
+    # An answer says how long its call waited for its turn.
+    assert all(o.stats[cpmpy_backend.QUEUED_S] >= 0 for o in outcomes if o.status is not Status.UNKNOWN)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
