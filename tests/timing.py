@@ -12,31 +12,16 @@ and all, are the ``limits`` benchmark's (``python -m benchmarks run limits``).
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from typing import Any
+
+from benchmarks.harness.measure import run_queue_waits as _run_queue_waits
 
 
 def promise(limit: float) -> float:
     """The most seconds a call with ``limit`` may take: limit + max(10% of it, 0.5 s)."""
     return limit + max(0.1 * limit, 0.5)
-
-
-def _run_queue_waits(pid: int | str = "self") -> dict[str, int]:
-    """Nanoseconds each thread of ``pid`` has waited for a CPU (thread id -> ns); {} where unknown."""
-    waits: dict[str, int] = {}
-    try:
-        threads = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return waits
-    for thread in threads:
-        try:
-            with open(f"/proc/{pid}/task/{thread}/schedstat", encoding="ascii") as handle:
-                waits[thread] = int(handle.read().split()[1])
-        except (OSError, ValueError, IndexError):
-            continue    # the thread ended meanwhile
-    return waits
 
 
 def _waited(before: dict[str, int], after: dict[str, int]) -> float:

@@ -58,9 +58,10 @@ def _ticks(pid: int) -> int:
     return sum(int(value) for value in fields[11:15])
 
 
-def _waits(pid: int) -> dict[tuple[int, str], int]:
-    """Nanoseconds each thread of ``pid`` has waited for a CPU."""
-    waits: dict[tuple[int, str], int] = {}
+def run_queue_waits(pid: int | str = "self") -> dict[str, int]:
+    """Nanoseconds each thread of ``pid`` has waited for a CPU (thread id -> ns); {} where unknown. The one
+    reader of schedstat: the benchmarks' measurement and the tests' stopwatch (tests/timing.py) share it."""
+    waits: dict[str, int] = {}
     try:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -68,10 +69,14 @@ def _waits(pid: int) -> dict[tuple[int, str], int]:
     for thread in threads:
         try:
             with open(f"/proc/{pid}/task/{thread}/schedstat", encoding="ascii") as handle:
-                waits[(pid, thread)] = int(handle.read().split()[1])
+                waits[thread] = int(handle.read().split()[1])
         except (OSError, ValueError, IndexError):
-            continue
+            continue    # the thread ended meanwhile
     return waits
+
+
+def _waits(pid: int) -> dict[tuple[int, str], int]:
+    return {(pid, thread): ns for thread, ns in run_queue_waits(pid).items()}
 
 
 def _hwm_kib(pid: int) -> int:

@@ -9,25 +9,10 @@ import json
 import re
 
 import pytest
+from run_records import run_record as run
 
 from benchmarks.judging import scores
 from benchmarks.suites.field import report as field
-
-
-def run(config, instance, status, wall, *, verified=None, checked=False, expected=None, family="peak",
-        solver=None, timeout=10.0, **extra):
-    record = {"suite": "field", "config": config, "solver": solver or config.split("/")[0],
-              "instance": instance, "family": family, "n": 8, "m": 1, "expected": expected,
-              "timeout": timeout, "status": status, "wall_s": wall,
-              "date": "2026-11-27T00:00:00+00:00", "versions": {}, "machine": {}}
-    if verified is not None:
-        record["verified"] = verified
-    if status == "UNSAT":
-        record["certificate"] = {"kind": "lrat" if checked else "claim",
-                                 "checked_by": ["nqcsp-lrat"] if checked else []}
-    record.update(extra)
-    return record
-
 
 RECORDS = [
     # i1: SAT, both solve (a: 1 s, b: 3 s)

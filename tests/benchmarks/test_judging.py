@@ -9,6 +9,7 @@ import pathlib
 import re
 
 import pytest
+from run_records import run_record as run
 
 from benchmarks import cli
 from benchmarks.harness import records
@@ -17,17 +18,6 @@ from benchmarks.suites.field import report as field
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-
-def run(config, instance, status, wall, *, verified=None, checked=False, expected=None, **extra):
-    record = {"suite": "field", "config": config, "solver": config, "instance": instance, "family": "peak",
-              "n": 8, "m": 1, "expected": expected, "timeout": 10.0, "status": status, "wall_s": wall}
-    if verified is not None:
-        record["verified"] = verified
-    if status == "UNSAT":
-        record["certificate"] = {"kind": "lrat" if checked else "claim",
-                                 "checked_by": ["nqcsp-lrat"] if checked else []}
-    record.update(extra)
-    return record
 
 
 GOOD = [run("a", "i1", "SAT", 1.0, verified=True), run("b", "i1", "SAT", 2.0, verified=True),
