@@ -167,3 +167,12 @@ def test_every_command_of_the_lab_has_help(monkeypatch, study):
 def test_a_record_reader_names_the_file_it_cannot_read(tmp_path):
     with pytest.raises(records.RecordError, match="missing.jsonl"):
         records.read_records([tmp_path / "missing.jsonl"])
+
+
+def test_the_comparison_refuses_a_bad_record_with_exit_2(tmp_path, capsys):
+    good = write(tmp_path / "before.jsonl", [json.dumps(GOOD[0])])
+    # json.dumps writes a NaN as the bare word NaN, which is not JSON.
+    bad = write(tmp_path / "after.jsonl", [json.dumps({**GOOD[0], "wall_s": float("nan")})])
+    assert cli.main(["compare", str(good), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "after.jsonl:1" in err and "NaN" in err
