@@ -99,6 +99,7 @@ def test_names_and_notes_go_into_the_pages_as_text_never_as_markup(tmp_path, cap
     row = next(line for line in text.splitlines() if "alert(1)" in line and line.startswith("|"))
     assert len(re.split(r"(?<!\\)\|", row)) == len(head.split("|"))
     assert "<script>alert" not in page and "<b>load" not in page
+    assert "&lt;b&gt;load | 4&lt;/b&gt;" in page and "&lt;b&gt;load \\| 4&lt;/b&gt;" in text
     assert page.count("<script>") == 1          # the page's own sorting script only
 
 

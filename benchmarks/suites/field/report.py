@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,8 +88,11 @@ def local_search_rows(board: Board) -> list[dict[str, Any]]:
     return rows
 
 
-def header(board: Board, records: list[Record], note: str = "") -> list[str]:
-    """The facts of the run, one plain line each (Markdown's bold marks only, escaped text)."""
+def header(board: Board, records: list[Record], note: str = "",
+           text: Callable[[object], str] = cell, bold: str = "**") -> list[str]:
+    """The facts of the run, one line each: every text from the records through ``text`` (Markdown's
+    escaping by default; the HTML page passes ``str`` and escapes the lines itself), ``bold`` around the
+    headline figures."""
     dates = sorted(str(r["date"]) for r in records if "date" in r)
     host = records[0].get("machine") or {}
     versions = dict(records[0].get("versions") or {})
@@ -99,23 +102,23 @@ def header(board: Board, records: list[Record], note: str = "") -> list[str]:
     copies = [len(runs) for runs in board.runs.values()]
     ran = families(board)
     lines = [
-        f"**{plural(len(distinct_programs(board)), 'complete engine')}** "
+        f"{bold}{plural(len(distinct_programs(board)), 'complete engine')}{bold} "
         f"({plural(len(board.engines), 'configuration')}), and "
         f"{plural(len(board.local_search), 'local search', 'local searches')} on the instances known "
         "solvable",
-        f"**{plural(len(board.instances), 'instance')}** in {plural(len(ran), 'family', 'families')} "
-        f"({', '.join(ran)})",
-        f"**{plural(len(accepted_wrong(board)), 'wrong answer')} accepted**; "
+        f"{bold}{plural(len(board.instances), 'instance')}{bold} in {plural(len(ran), 'family', 'families')} "
+        f"({', '.join(text(family) for family in ran)})",
+        f"{bold}{plural(len(accepted_wrong(board)), 'wrong answer')} accepted{bold}; "
         f"{plural(len(wrong_answers(board)), 'wrong answer')} given, each listed below",
         f"runs per engine and instance: {min(copies)} to {max(copies)}; a pair's time is the median of its "
         "runs" if copies and max(copies) > 1 else "one run per engine and instance",
         f"time limit per run: {', '.join(f'{t:g}' for t in timeouts)} s; PAR-2 counts an unsolved run as "
         "twice that",
-        *measurement_lines(records),
-        f"machine: {cell(host.get('cpu'))} ({host.get('cores')} cores, {host.get('mem_gb')} GB)"
-        + (f"; {cell(note)}" if note else ""),
-        f"dates: {cell(dates[0])} .. {cell(dates[-1])}" if dates else "dates: -",
-        "versions: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in sorted(versions.items()) if v),
+        *measurement_lines(records, text),
+        f"machine: {text(host.get('cpu'))} ({host.get('cores')} cores, {host.get('mem_gb')} GB)"
+        + (f"; {text(note)}" if note else ""),
+        f"dates: {text(dates[0])} .. {text(dates[-1])}" if dates else "dates: -",
+        "versions: " + ", ".join(f"{text(k)} {text(v)}" for k, v in sorted(versions.items()) if v),
     ]
     return lines
 
@@ -138,7 +141,7 @@ def scored(board: Board, family: str | None) -> list[dict[str, Any]]:
     return rows
 
 
-def measurement_lines(records: list[Record]) -> list[str]:
+def measurement_lines(records: list[Record], text: Callable[[object], str] = cell) -> list[str]:
     """How the runs were measured and how much the machine disturbed them, when the records say."""
     measured = [r for r in records if r.get("measured_by")]
     lines = []
@@ -150,7 +153,7 @@ def measurement_lines(records: list[Record]) -> list[str]:
         share = f"; CPU wait {100 * waits[len(waits) // 2]:.1f}% of the wall time at the median run" \
             if waits else ""
         lines.append(f"{plural(len(measured), 'run')} measured for its process tree alone "
-                     f"({', '.join(sorted({cell(r['measured_by']) for r in measured}))}: CPU time, CPU wait, "
+                     f"({', '.join(sorted({text(r['measured_by']) for r in measured}))}: CPU time, CPU wait, "
                      f"peak RSS){share}; {plural(reran, 'run')} run again for a CPU wait over 10% of its "
                      f"wall time, {still} still over it after two more tries")
     loads = [r["load"] for r in records if r.get("load") is not None]
@@ -202,7 +205,7 @@ def markdown(board: Board, records: list[Record], command: str, note: str = "") 
              family_line(board, None)]
     for family in families(board):
         instances = family_instances(board, family)
-        parts += [f"## Family `{family}` ({plural(len(instances), 'instance')})\n",
+        parts += [f"## Family {code(family)} ({plural(len(instances), 'instance')})\n",
                   markdown_scores(scored(board, family)),
                   family_line(board, family)]
     rows = local_search_rows(board)
@@ -266,13 +269,11 @@ def score_table(board: Board, family: str | None, caption: str) -> str:
 def page(board: Board, records: list[Record], command: str, pictures: dict[str, bytes],
          scatter_pair: tuple[str, str], note: str = "") -> str:
     """One self-contained HTML page: nothing it shows comes from outside it."""
-    facts = [line.replace("**", "").replace("\\", "") for line in header(board, records, "")]
-    if note:
-        facts[5] += f"; {note}"
+    facts = header(board, records, note, text=str, bold="")
     parts = [f"<p>The runs: <code>{RUN_COMMAND}</code> (DIR a copy of CSPLib's "
              "<code>Problems/prob079</code>); "
              f"this page: <code>{html.escape(command)}</code>, from the recorded runs only. Click a column's "
-             "title to sort by it.</p>", html.items([_plain(line) for line in facts]),
+             "title to sort by it.</p>", html.items(facts),
              score_table(board, None, "Overall"),
              html.image(pictures["cactus"], "cactus plot of every engine on wall time")]
     if "cactus-cpu" in pictures:
@@ -285,13 +286,6 @@ def page(board: Board, records: list[Record], command: str, pictures: dict[str, 
     parts.append("<h2>Wrong answers</h2>" + html.items(
         [f"{e} on {i}: {r['status']}" for e, i, r in wrong] or ["None: no engine gave a wrong answer."]))
     return html.page("The field on one board", parts)
-
-
-def _plain(line: str) -> str:
-    """A header line (Markdown-escaped) back to plain text for HTML, which escapes it itself."""
-    import html as stdlib_html
-
-    return stdlib_html.unescape(line)
 
 
 def report(paths: Sequence[Path], outdir: Path, scatter: tuple[str, str] | None = None,
