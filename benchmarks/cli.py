@@ -157,13 +157,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = (PUBLISHED_DIR if args.publish else args.out) / f"{args.suite}.jsonl"
     parallel = args.parallel or args.scheduler is not None or args.dask
-    with executor_from_args(args) if parallel else contextlib.nullcontext() as executor:
-        counts = run_suite(
-            args.suite, suite, out, progress=not args.no_progress, resume=args.resume,
-            warmup_timeout=args.warmup_timeout, keep_queens_max_n=args.keep_queens, timeout=args.timeout,
-            max_n=args.max_n, solvers=args.solvers.split(",") if args.solvers else None,
-            seeds=range(args.seeds) if args.seeds else None, family_params=family_params, executor=executor,
-            repeat=args.repeat)
+    try:
+        with executor_from_args(args) if parallel else contextlib.nullcontext() as executor:
+            counts = run_suite(
+                args.suite, suite, out, progress=not args.no_progress, resume=args.resume,
+                warmup_timeout=args.warmup_timeout, keep_queens_max_n=args.keep_queens, timeout=args.timeout,
+                max_n=args.max_n, solvers=args.solvers.split(",") if args.solvers else None,
+                seeds=range(args.seeds) if args.seeds else None, family_params=family_params,
+                executor=executor, repeat=args.repeat)
+    except RecordError as exc:
+        # The results file to resume from or append to holds a record nobody can trust.
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     summary = ", ".join(f"{status} {count}" for status, count in sorted(counts.items()))
     print(f"{out}: {summary or 'nothing to run'}")
     return 0

@@ -29,7 +29,7 @@ from typing import Any
 import nqcsp
 from benchmarks.harness import instances as inst
 from benchmarks.harness.peers import PEERS
-from benchmarks.harness.records import read_records
+from benchmarks.harness.records import RecordError, read_records
 from benchmarks.harness.worker import TASKS
 from nqcsp.runtime.warm_child import ChildCrashed, WarmChild
 
@@ -76,7 +76,9 @@ class Job:
 
 def record_key(record: dict[str, Any]) -> tuple[str, str, int, float, int]:
     """A recorded run's ``Job.key``; a record without ``repetition`` is a first run (the only one, before
-    repetitions were recorded)."""
+    repetitions were recorded). One without its seed cannot be matched to a job: RecordError."""
+    if "seed" not in record:
+        raise RecordError(f"{record['instance']}: a run of {record['config']} to resume from has no seed")
     return (record["config"], record["instance"], record["seed"], record["timeout"],
             record.get("repetition", 0))
 

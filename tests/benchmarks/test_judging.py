@@ -177,3 +177,14 @@ def test_the_comparison_refuses_a_bad_record_with_exit_2(tmp_path, capsys):
     assert cli.main(["compare", str(good), str(bad)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "after.jsonl:1" in err and "NaN" in err
+
+
+def test_a_results_file_to_resume_from_with_a_bad_record_is_exit_2(tmp_path, capsys):
+    out = tmp_path / "tiny.jsonl"
+    write(out, [json.dumps({**GOOD[0], "suite": "tiny", "wall_s": -3})])
+    assert cli.main(["run", "tiny", "--out", str(tmp_path), "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "tiny.jsonl:1" in err and "wall_s" in err
+    write(out, [json.dumps({**GOOD[0], "suite": "tiny"})])         # no seed: which job it was is unknown
+    assert cli.main(["run", "tiny", "--out", str(tmp_path), "--resume", "--no-progress"]) == 2
+    assert "no seed" in capsys.readouterr().err
