@@ -15,7 +15,8 @@ Linux's /proc (no cgroup is needed; records say ``measured_by: "proc"``):
 A thread or process that ends between the two readings takes its schedstat with it: the wait errs low
 then, never high. A child alive at the start that this process reaps during the run brings its whole
 life's CPU into ``RUSAGE_CHILDREN``: the CPU time errs high then (a warm engine's child is reaped only
-when it is replaced, after a crash or a kill at the deadline). Where /proc is missing (not Linux) the figures are None and ``measured_by`` says so.
+when it is replaced, after a crash or a kill at the deadline). Where /proc is missing (not Linux) the
+figures are None and ``measured_by`` says so.
 """
 
 from __future__ import annotations
