@@ -19,10 +19,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks.harness.records import RecordError, read_records
-from benchmarks.judging.summary import DECIDED, judge
-
-Record = dict[str, Any]
+from benchmarks.harness.records import Record, RecordError, read_records
+from benchmarks.judging.summary import judge
+from benchmarks.judging.truth import DECIDED
 
 
 def _key(record: Record) -> tuple[str, str, Any, Any]:

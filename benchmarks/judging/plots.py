@@ -9,18 +9,16 @@ Every plot reads judged records (``benchmarks.judging.summary.judge``) or a ``Bo
 from __future__ import annotations
 
 import io
-import itertools
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.records import Record
 from benchmarks.judging.scores import Board, families, family_instances, vbs_times
-from benchmarks.judging.truth import certified, instance_truth
+from benchmarks.judging.truth import DECIDED, certified, instance_truth
 
-Record = dict[str, Any]
-DECIDED = ("SAT", "UNSAT", "DONE")
 # Distinct looks for many series: 10 colours (colour-blind safe, Okabe-Ito and tab10) crossed with markers
 # and line styles, taken in an order that changes all three from one series to the next.
 COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000", "#8C564B",
@@ -31,10 +29,12 @@ LINESTYLES = ("-", "--", "-.", ":")
 
 def styles(names: Iterable[str]) -> dict[str, dict[str, Any]]:
     """A look per name (colour, marker, line style), no two alike for up to 40 names."""
-    looks = ((c, m, ls) for ls in LINESTYLES for c, m in zip(COLOURS, itertools.islice(
-        itertools.cycle(MARKERS), LINESTYLES.index(ls), None), strict=False))
-    return {name: {"color": c, "marker": m, "linestyle": ls}
-            for name, (c, m, ls) in zip(names, itertools.cycle(looks), strict=False)}
+    kinds = len(COLOURS) * len(LINESTYLES)
+    # The k-th look: colour k mod 10, line style k div 10, the marker shifted by one for each line style.
+    return {name: {"color": COLOURS[k % len(COLOURS)],
+                   "marker": MARKERS[(k % len(COLOURS) + k // len(COLOURS)) % len(MARKERS)],
+                   "linestyle": LINESTYLES[k // len(COLOURS) % len(LINESTYLES)]}
+            for k, name in ((i % kinds, name) for i, name in enumerate(names))}
 
 
 def pyplot() -> Any:

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarks.harness.records import Record
 from benchmarks.judging.truth import VERDICTS, instance_truth, verdict
 
-Record = dict[str, Any]
 LOCAL_SEARCH_SOLVERS = ("qs4", "minconflicts")
 # Which clock a score reads: the wall time, or the CPU time of the run's whole process tree.
 CLOCKS = {"wall": "wall_s", "cpu": "cpu_s"}

@@ -17,14 +17,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.harness.records import read_records
+from benchmarks.harness.records import Record, read_records
 from benchmarks.judging import plots
 from benchmarks.judging.markdown import cell, code
-from benchmarks.judging.truth import certified, instance_truth, verdict
+from benchmarks.judging.truth import DECIDED, certified, instance_truth, verdict
 from nqcsp.solvers.base import STAGE
-
-DECIDED = ("SAT", "UNSAT", "DONE")
-Record = dict[str, Any]
 
 
 def judge(records: list[Record]) -> list[Record]:

@@ -15,9 +15,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-Record = dict[str, Any]
+from benchmarks.harness.records import Record
+
+# The statuses that are an answer (a task's DONE included); any other is no answer in time or a broken call.
+DECIDED = ("SAT", "UNSAT", "DONE")
 VERDICTS = ("correct", "wrong", "unconfirmed", "failed", "unsolved")
 # The words of nqcsp's InternalSolverError when the answer itself was wrong (an invalid solution, two
 # complete methods disagreeing, an incomplete backend saying UNSAT); any other broke the backend's call.
