@@ -39,6 +39,11 @@ SIGNED = ("overshoot_s",)
 TIMED = frozenset({"SAT", "UNSAT", "UNKNOWN", "TIMEOUT", "DONE", "WRONG"})
 
 
+# The longest line a record may take: the published records' longest is 3.6 KB, and one that keeps a
+# solution of 10^6 columns (--keep-queens) about 7 MB; a line past this is no record the runner wrote.
+MAX_LINE_BYTES = 64 << 20
+
+
 class RecordError(ValueError):
     """A record the judge refuses: its message is one line naming the file, the line and the field."""
 
@@ -86,20 +91,24 @@ def check_record(record: object, where: str) -> Record:
 
 
 def read_records(paths: Iterable[Path]) -> list[Record]:
-    """Every record of the files, in order, each checked (``RecordError`` on the first that fails)."""
+    """Every record of the files, in order, each checked (``RecordError`` on the first that fails). A file
+    is read a line at a time, each line at most ``MAX_LINE_BYTES``: a line longer than any record the
+    runner writes is refused by its length before it is held or parsed."""
     records = []
     for path in paths:
         try:
-            data = Path(path).read_bytes()
+            with open(path, "rb") as handle:
+                for number, line in enumerate(iter(lambda h=handle: h.readline(MAX_LINE_BYTES + 1), b""), 1):
+                    where = f"{path}:{number}"
+                    if len(line) > MAX_LINE_BYTES:
+                        raise RecordError(f"{where}: a line of more than {MAX_LINE_BYTES} bytes is no record")
+                    if not line.strip():
+                        continue
+                    try:
+                        value = parse_json(line, where)
+                    except ValueError as exc:
+                        raise RecordError(str(exc).splitlines()[0]) from None
+                    records.append(check_record(value, where))
         except OSError as exc:
             raise RecordError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-        for number, line in enumerate(data.split(b"\n"), 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                value = parse_json(line, where)
-            except ValueError as exc:
-                raise RecordError(str(exc).splitlines()[0]) from None
-            records.append(check_record(value, where))
     return records

@@ -188,3 +188,11 @@ def test_a_results_file_to_resume_from_with_a_bad_record_is_exit_2(tmp_path, cap
     write(out, [json.dumps({**GOOD[0], "suite": "tiny"})])         # no seed: which job it was is unknown
     assert cli.main(["run", "tiny", "--out", str(tmp_path), "--resume", "--no-progress"]) == 2
     assert "no seed" in capsys.readouterr().err
+
+
+def test_a_line_longer_than_any_record_is_refused_by_its_length_before_it_is_parsed(tmp_path, monkeypatch):
+    monkeypatch.setattr(records, "MAX_LINE_BYTES", 4096)
+    path = write(tmp_path / "big.jsonl", [json.dumps(GOOD[0]), "[" * 10_000])
+    with pytest.raises(records.RecordError, match=r"big.jsonl:2: a line of more than 4096 bytes"):
+        records.read_records([path])
+    assert len(records.read_records([write(tmp_path / "ok.jsonl", [json.dumps(GOOD[0])])])) == 1
