@@ -209,7 +209,9 @@ class Session:
         self.warmup_timeout = warmup_timeout
         self.keep_queens_max_n = keep_queens_max_n
         self.worker: WarmChild | None = None
+        # The jobs this worker has run (a try again of a disturbed run is the same job), and the last one.
         self.jobs = 0
+        self.last: tuple[str, str, int, float, int] | None = None
 
     def run(self, job: Job) -> dict[str, Any]:
         fresh = self.worker is None or not self.worker.alive()
@@ -217,8 +219,11 @@ class Session:
             self.close()
             self.worker = start_worker()
             self.jobs = 0
+            self.last = None
         assert self.worker is not None
-        self.jobs += 1
+        if job.key() != self.last:
+            self.jobs += 1
+            self.last = job.key()
         try:
             self.worker.send({**payload(job, self.keep_queens_max_n), "session": True})
             record, warmup = _read_reports(self.worker, job.timeout, self.warmup_timeout, ready=not fresh)
