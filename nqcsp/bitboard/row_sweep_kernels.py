@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from nqcsp.bitboard.derived_witnesses import hint_state
 from nqcsp.bitboard.kernels import popcount
 from nqcsp.bitboard.queen_set_kernels import allowed_rows, random_solution
 from nqcsp.runtime.jit import njit
@@ -98,7 +99,8 @@ def _window(block, base, n):
 
 
 @njit(cache=True, nogil=True)
-def scan_combo(n, k, rows, cols_t, inverse_t, count, block, search, budget, rng, hard, totals):
+def scan_combo(n, k, rows, cols_t, inverse_t, count, block, search, budget, rng, hard, totals,
+               position_base, seed, hints):
     """Every canonical tuple of non-attacking queens on ``rows``, tested against ``block`` (marked by
     ``mark_combo``). ``totals`` (int64[4]) gets, in sets (a tuple counts 2, for itself and its column
     mirror, or 1 when it is its own mirror): [0] the sets on these rows, [1] those covered by a witness
@@ -110,6 +112,11 @@ def scan_combo(n, k, rows, cols_t, inverse_t, count, block, search, budget, rng,
     ``count`` (column by row in ``cols_t``, its inverse in ``inverse_t``) and marks its images here, so
     later tuples it covers need none; a search that fails leaves the tuple's columns in ``hard`` (a row
     each) for the residual engine.
+
+    With ``position_base`` >= 0 (this combination's first position, ``derived_witnesses``) each search
+    starts from ``hint_state(seed, position_base + index)`` instead of carrying ``rng`` on, so that its
+    solution can be derived again from the tuple's position, which ``hints[w - count]`` gets for each new
+    witness w (``hints`` as long as the uncovered tuples).
 
     Returns (status, witnesses now, hard tuples, uncovered tuples). Without ``search`` the status is
     NEEDS_ROOM when the witness arrays (or ``hard``) cannot take one row per uncovered tuple; with it,
@@ -130,6 +137,7 @@ def scan_combo(n, k, rows, cols_t, inverse_t, count, block, search, budget, rng,
     down = np.empty(n, np.uint64)
     right = np.empty(n, np.uint64)
     columns = np.empty(n, np.int64)
+    first_new = count
     sets = np.int64(0)
     covered = np.int64(0)
     found = np.int64(0)
@@ -184,7 +192,12 @@ def scan_combo(n, k, rows, cols_t, inverse_t, count, block, search, budget, rng,
             for i in range(k):
                 cells[i] = rows[i] * n + chosen[i]
             allowed_rows(n, cells, k, allowed)
+            position = position_base + base + chosen[k - 1]
+            if position_base >= 0:
+                rng[0] = hint_state(seed, position)
             if random_solution(n, allowed, budget, rng, columns, free, left, down, right) == 1:
+                if position_base >= 0:
+                    hints[count - first_new] = position
                 for row in range(n):
                     cols_t[row, count] = columns[row]
                     inverse_t[columns[row], count] = row

@@ -45,6 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "--search-first, the answer is the proven bound a(N) >= K")
     parser.add_argument("--memory-limit", type=memory_arg, default=None, metavar="BYTES",
                         help="memory for the sweep's cover caches, e.g. 4G (default: the memory available)")
+    parser.add_argument("--engine", choices=("classes", "rows"), default="classes",
+                        help="sweep the levels from 2 queens on by classes of sets (default) or by row "
+                             "combinations (the levels of 5 queens from n = 24 on)")
+    parser.add_argument("--derived", action="store_true",
+                        help="with --engine rows: store each witness the sweep finds as the position of "
+                             "its set, which the check derives again (evidence version 3, a third the "
+                             "size or less)")
     add_executor_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, metavar="K",
                         help="seed of the randomised witness search (default 0: every run alike)")
@@ -81,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"N must be at least 4 (OEIS A374013 starts at n = 4), got {args.n}")
     if args.up_to is not None and args.up_to >= args.n:
         raise UsageError(f"--up-to must be below N = {args.n}, got {args.up_to}")
+    if args.derived and args.engine != "rows":
+        raise UsageError("--derived needs --engine rows: only the sweep by rows derives its witnesses")
     if args.evidence is not None:
         # Before the computation, which may take hours: a path it cannot write is bad input now.
         file_to_write(args.evidence, "evidence file", probe=True)
@@ -90,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             found = completion_threshold(args.n, executor=executor, seed=args.seed,
                                          checkpoint_dir=args.checkpoint, search_first=args.search_first,
                                          up_to=args.up_to, memory_limit=args.memory_limit,
-                                         progress=bar.update)
+                                         progress=bar.update, engine=args.engine, derived=args.derived)
     except KeyboardInterrupt:
         bar.close()
         kept = f"; rerun with --checkpoint {args.checkpoint} to resume" if args.checkpoint else ""
@@ -127,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         spent = found.search
         print(f"{spent['k']} queens: no blocked set found by the search ({spent['seconds']} s, "
               f"{spent['moves']} moves, {spent['decided']} classes decided exactly, all completable)")
-    print(f"{len(found.witnesses)} witnesses in the evidence; {found.seconds:.2f} s")
+    print(f"{found.witness_count} witnesses in the evidence; {found.seconds:.2f} s")
     sys.stdout.flush()
     return EXIT_OK
 

@@ -19,15 +19,17 @@ from nqcsp.cli.common import EXIT_OK
 
 # The modules that define numba kernels: ``kernels()`` lists their dispatchers, and the test of this
 # command checks that every one of them is compiled after it.
-KERNEL_MODULES = ("nqcsp.bitboard.coverage", "nqcsp.bitboard.kernels", "nqcsp.bitboard.permutation_ranks",
+KERNEL_MODULES = ("nqcsp.bitboard.coverage", "nqcsp.bitboard.derived_witnesses", "nqcsp.bitboard.kernels",
+                  "nqcsp.bitboard.permutation_ranks",
                   "nqcsp.bitboard.queen_set_kernels", "nqcsp.bitboard.residual_kernels",
                   "nqcsp.bitboard.row_sweep_kernels", "nqcsp.board._text_kernel", "nqcsp.proof._lrat_kernel",
                   "nqcsp.proof._verify_kernel", "nqcsp.solvers._kernels.localsearch")
 
 # Kernels only large studies reach, left to compile on first use (with the notice of nqcsp.runtime.jit):
 # the rank encoding of published evidence, the re-check of cached set covers, the blocked-set search's
-# estimate, and the row sweep's marking of one witness at a time.
+# estimate, the row sweep's marking of one witness at a time, and the derivation of derived witnesses.
 NOT_WARMED = frozenset({
+    "nqcsp.bitboard.derived_witnesses.derive", "nqcsp.bitboard.derived_witnesses.hint_state",
     "nqcsp.bitboard.permutation_ranks._select", "nqcsp.bitboard.permutation_ranks._rank",
     "nqcsp.bitboard.permutation_ranks.permutations_to_gaps",
     "nqcsp.bitboard.permutation_ranks.gaps_to_permutations", "nqcsp.bitboard.queen_set_kernels.cover_many",

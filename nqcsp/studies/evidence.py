@@ -16,12 +16,25 @@ set extends to a solution. Version 2, JSON (``.json``, or xz-compressed ``.json.
 ``witnesses.data`` is ``count`` solutions, n bytes each (the column of each row), or, with
 ``"encoding": "ranks"``, the solutions sorted and written as the differences of their ranks among the
 permutations (``nqcsp.bitboard.permutation_ranks``: a third smaller once compressed, for the millions of
-witnesses of a level of 5 queens). Every field is checked and any other refused, with sizes bounded before
+witnesses of a level of 5 queens).
+
+Version 3 adds witnesses that the re-check derives (a sweep with ``derived``; ``witnesses.count`` may
+then be 0)::
+
+     "witnesses": {"count": 42, "data": BASE64,
+                   "derived": {"count": 8000000, "seed": 0, "budget": 52000, "data": BASE64}}
+
+``derived.data`` is ``count`` positions of sets of ``value`` queens, ascending, as LEB128 differences; each
+one's witness is the solution that ``nqcsp.bitboard.derived_witnesses.derive`` finds for it from ``seed``
+within ``budget`` nodes, about 2.5 bytes a witness where a rank takes 9. Derived witnesses are verified
+and counted as the others are; a position that derives none fails the check.
+
+Every field is checked and any other refused, with sizes bounded before
 any work (``read_evidence``); the re-check (``check_evidence``) counts the sets of each level (cliques of
 the board's non-attack graph), marks the sets of the top level that the witnesses cover with
 ``nqcsp.bitboard.coverage`` (parallel over ranges of row combinations, on any Executor; the levels below
 follow, see ``extends_upward``), re-checks the certificate with ``nqcsp.proof.certify``, and verifies
-every witness, all within one time and memory budget.
+every witness (the derived ones once derived, in parallel too), all within one time and memory budget.
 """
 
 from __future__ import annotations
@@ -48,7 +61,11 @@ from nqcsp.runtime.limits import Limits, OutOfTime, as_memory_limit, format_byte
 from nqcsp.runtime.values import Fields, parse_json
 
 FORMAT = "nqcsp-threshold"
-VERSION = 2
+VERSION = 2            # written when no witness is derived, so such files read as before
+DERIVED_VERSION = 3    # version 2 with derived witnesses
+VERSIONS = (VERSION, DERIVED_VERSION)
+# A derived witness's node budget at most: it bounds the re-check's worst case.
+MAX_DERIVATION_BUDGET = 1 << 24
 MIN_N, MAX_N = 4, 64
 # Certificate kinds whose evidence nqcsp.proof.certify re-checks from the bytes alone, and their fields.
 CERTIFICATE_FIELDS = {"lrat": ("cnf", "proof"), "drat": ("cnf", "proof"), "attack": ("queens",),
@@ -68,8 +85,21 @@ XZ_MAGIC = b"\xfd7zXZ\x00"
 MARK_S = 2e-9
 BLOCK_S_PER_BIT = 5e-10
 COUNT_S_PER_SET = 1.2e-8
+DERIVE_S = 2e-5        # deriving one witness at n = 26 (10 to 30 microseconds)
+DERIVE_PIECE = 1 << 16     # positions a derivation task takes between looks at the deadline
 # Work of one coverage task, in marks: a few seconds, so that the deadline is seen often.
 TASK_MARKS = 1 << 30
+
+
+@dataclass(frozen=True, eq=False)
+class DerivedWitnesses:
+    """Witnesses the re-check derives (``nqcsp.bitboard.derived_witnesses``): ``positions``, ascending, each
+    naming a set of ``value`` queens whose witness the search from ``seed`` finds within ``budget``
+    nodes."""
+
+    seed: int
+    budget: int
+    positions: np.ndarray = field(repr=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,6 +113,12 @@ class Evidence:
     certificate: Certificate | None
     levels: tuple[int, ...]
     witnesses: np.ndarray = field(repr=False)
+    derived: DerivedWitnesses | None = None
+
+    @property
+    def witness_count(self) -> int:
+        """The witnesses stored and derived."""
+        return len(self.witnesses) + (0 if self.derived is None else len(self.derived.positions))
 
     def to_json(self, encoding: str = "columns") -> dict[str, Any]:
         """The document; ``encoding`` of the witnesses: "columns" (n bytes each) or "ranks" (sorted, as
@@ -107,7 +143,16 @@ class Evidence:
         else:
             data = rows.tobytes()
         witnesses["data"] = base64.b64encode(data).decode("ascii")
-        return {"format": FORMAT, "version": VERSION, "n": self.n, "value": self.value, "exact": self.exact,
+        version = VERSION
+        if self.derived is not None:
+            from nqcsp.bitboard.derived_witnesses import encode_positions
+
+            version = DERIVED_VERSION
+            witnesses["derived"] = {"count": len(self.derived.positions), "seed": self.derived.seed,
+                                    "budget": self.derived.budget,
+                                    "data": base64.b64encode(encode_positions(self.derived.positions))
+                                    .decode("ascii")}
+        return {"format": FORMAT, "version": version, "n": self.n, "value": self.value, "exact": self.exact,
                 "blocked": blocked, "levels": [{"k": k, "sets": sets} for k, sets in enumerate(self.levels)],
                 "witnesses": witnesses}
 
@@ -185,11 +230,12 @@ def evidence_from_json(document: object, where: str = "the evidence") -> Evidenc
             "the field 'format' is missing"
         raise ValueError(f"{where} is not nqcsp threshold evidence (\"format\": \"{FORMAT}\"): {said}")
     if "version" not in document:
-        raise ValueError(f"{where}: the field 'version' is missing; this nqcsp reads version {VERSION}")
+        raise ValueError(f"{where}: the field 'version' is missing; this nqcsp reads versions {VERSION} and "
+                         f"{DERIVED_VERSION}")
     version = document["version"]
-    if type(version) is not int or version != VERSION:     # 2.0 and true are not the version 2
-        raise ValueError(f"{where}: version {_shown(version)}; this nqcsp reads version {VERSION} (older "
-                         f"evidence: run 'nqcsp threshold' again)")
+    if type(version) is not int or version not in VERSIONS:     # 2.0 and true are not the version 2
+        raise ValueError(f"{where}: version {_shown(version)}; this nqcsp reads versions {VERSION} and "
+                         f"{DERIVED_VERSION} (older evidence: run 'nqcsp threshold' again)")
     top = Fields(document, where).keys(("format", "version", "n", "value", "exact", "blocked", "levels",
                                         "witnesses"))
     n = top.integer("n", MIN_N, MAX_N)
@@ -216,15 +262,18 @@ def evidence_from_json(document: object, where: str = "the evidence") -> Evidenc
     for k, level in enumerate(levels):
         level.only("k", "sets").integer("k", k, k)
         counts.append(level.integer("sets", 1, math.comb(n * n, k)))
-    stored = top.record("witnesses").keys(("count", "data"), ("encoding",))
-    # "encoding" is optional in version 2 (documented in the module): written only for ranks.
+    derived_version = version == DERIVED_VERSION
+    stored = top.record("witnesses").keys(("count", "data", *(("derived",) if derived_version else ())),
+                                          ("encoding",))
+    derived = _derived(stored.record("derived"), n, value) if derived_version else None
+    # "encoding" is optional (documented in the module): written only for ranks.
     encoding = stored.text("encoding") if "encoding" in stored.data else "columns"
     if encoding not in WITNESS_ENCODINGS:
         raise ValueError(f"{stored.where}: encoding must be one of {', '.join(WITNESS_ENCODINGS)}, got "
                          f"{_shown(encoding)}")
     width = n if encoding == "columns" else _rank_bytes(n)
     data = stored.text("data")
-    count = stored.integer("count", 1, 3 * len(data) // (4 * width) + 1)
+    count = stored.integer("count", 0 if derived_version else 1, 3 * len(data) // (4 * width) + 1)
     try:
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, UnicodeEncodeError):
@@ -243,7 +292,36 @@ def evidence_from_json(document: object, where: str = "the evidence") -> Evidenc
         witnesses = np.frombuffer(raw, dtype=np.uint8).reshape(count, n)
     if witnesses.size and int(witnesses.max()) >= n:
         raise ValueError(f"{stored.where}: data puts a column off the {n} x {n} board")
-    return Evidence(n, value, exact, blocked, certificate, tuple(counts), witnesses)
+    return Evidence(n, value, exact, blocked, certificate, tuple(counts), witnesses, derived)
+
+
+def position_limit(n: int, k: int) -> int:
+    """Positions of sets of k queens (``nqcsp.bitboard.derived_witnesses``): row combinations up to their
+    mirror, times n ** k column tuples."""
+    return _mirrored_combinations(n, k) * n ** k
+
+
+def _derived(fields: Fields, n: int, value: int) -> DerivedWitnesses:
+    from nqcsp.bitboard.derived_witnesses import decode_positions
+
+    fields.only("count", "seed", "budget", "data")
+    limit = position_limit(n, value)
+    if limit >= 2 ** 63:
+        raise ValueError(f"{fields.where}: positions of sets of {value} queens on the {n} x {n} board need "
+                         "more than 63 bits; no sweep derives witnesses there")
+    data = fields.text("data")
+    count = fields.integer("count", 1, 3 * len(data) // 4 + 1)
+    seed = fields.integer("seed", 0, 2 ** 64 - 1)
+    budget = fields.integer("budget", 1, MAX_DERIVATION_BUDGET)
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise ValueError(f"{fields.where}: data is not base64") from None
+    try:
+        positions = decode_positions(raw, count, limit)
+    except ValueError as exc:
+        raise ValueError(f"{fields.where}: data is not {count} increasing positions: {exc}") from None
+    return DerivedWitnesses(seed, budget, positions)
 
 
 def read_evidence(data: bytes, memory: int | None = None, where: str = "the evidence") -> Evidence:
@@ -411,12 +489,60 @@ def _coverage_tasks(n: int, k: int, workers: int) -> list[tuple[int, int]]:
 
 def estimated_seconds(evidence: Evidence) -> float:
     """The re-check's CPU seconds from the sizes (the certificate's check not counted)."""
-    n, count = evidence.n, len(evidence.witnesses)
-    total = 0.0
+    n, count = evidence.n, evidence.witness_count
+    total = 0.0 if evidence.derived is None else DERIVE_S * len(evidence.derived.positions)
     for k in marked_levels(n, evidence.value):
         combos = _mirrored_combinations(n, k)
         total += MARK_S * 4 * count * combos + BLOCK_S_PER_BIT * combos * n ** k / 2
     return total + COUNT_S_PER_SET * sum(evidence.levels)
+
+
+def _derive_task(n: int, k: int, positions: np.ndarray, seed: int, budget: int,
+                 deadline: float | None) -> tuple[np.ndarray, int, bool]:
+    """The witnesses of ``positions`` (``nqcsp.bitboard.derived_witnesses.derive``), stopping at the
+    (wall-clock) deadline: (rows, the index of the first position that derives none or -1, finished)."""
+    from nqcsp.bitboard.coverage import mirrored_row_combinations
+    from nqcsp.bitboard.derived_witnesses import NOT_DERIVED, derive
+
+    combinations, _ = mirrored_row_combinations(n, k)
+    rows = np.zeros((len(positions), n), dtype=np.uint8)
+    for lo in range(0, len(positions), DERIVE_PIECE):
+        if deadline is not None and time.time() >= deadline:
+            return rows, -1, False
+        hi = min(len(positions), lo + DERIVE_PIECE)
+        failed = int(derive(n, k, combinations, positions[lo:hi], np.uint64(seed), budget, rows[lo:hi]))
+        if failed != NOT_DERIVED:
+            return rows, lo + failed, True
+    return rows, -1, True
+
+
+def _derived_witnesses(evidence: Evidence, runner: Executor, workers: int, deadline: float | None,
+                       limits: Limits) -> tuple[bool, str, np.ndarray]:
+    """The derived witnesses, in parallel: (all derived, what to say, the rows)."""
+    from nqcsp.runtime.parallel import run_tasks
+
+    derived = evidence.derived
+    assert derived is not None
+    positions = derived.positions
+    bounds = np.linspace(0, len(positions), min(len(positions), 4 * workers) + 1).astype(np.int64)
+    spans = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+    work = [("derive", evidence.n, evidence.value, positions[a:b], derived.seed, derived.budget, deadline)
+            for a, b in spans]
+    rows = np.zeros((len(positions), evidence.n), dtype=np.uint8)
+    failures = []
+    for index, (part, failed, finished) in run_tasks(_run_check_task, work, executor=runner):
+        if not finished:
+            raise OutOfTime("check", time_limit_reason("check", limits.time_limit))
+        start = spans[index][0]
+        rows[start:start + len(part)] = part
+        if failed >= 0:
+            failures.append(start + failed)
+    if failures:
+        first = min(failures)
+        return (False, f"derived witnesses: position #{first} ({int(positions[first])}) derives no solution "
+                       f"from seed {derived.seed} within {derived.budget} nodes", rows[:0])
+    return (True, f"{len(positions)} witnesses derived from the positions of their sets of "
+                  f"{evidence.value} queens (seed {derived.seed}, at most {derived.budget} nodes each)", rows)
 
 
 def check_evidence(evidence: Evidence, *, limits: Limits | None = None, executor: Executor | None = None,
@@ -445,13 +571,14 @@ def check_evidence(evidence: Evidence, *, limits: Limits | None = None, executor
             else f"it claims {evidence.claim}, with no blocked set"
         names = ", ".join(checker.name for checker in outside)
         lines.append(f"note  {names}: nothing to check, the evidence has no LRAT proof ({what})")
-    good, text, witnesses = _check_witnesses(evidence, limits)
-    say(good, text)   # only the witnesses that are solutions count below
     marked = marked_levels(n, evidence.value)
-    # Per task: a block, the witnesses and their quarter turns (5 bytes a queen), pickled once more.
-    per_task = max(8 * block_words(n, k) + 8 * math.comb(n, k) * k for k in marked) \
-        + 6 * evidence.witnesses.size + (64 << 20)
-    limits.need_memory("check", 2 * per_task, f"the coverage of {len(evidence.witnesses)} witnesses")
+    count = evidence.witness_count
+    # Per task: a block, the witnesses and their quarter turns (5 bytes a queen), pickled once more; the
+    # derived witnesses are held twice while they come back from their tasks.
+    per_task = max(8 * block_words(n, k) + 8 * math.comb(n, k) * k for k in marked) + 6 * count * n \
+        + (64 << 20)
+    derived = 0 if evidence.derived is None else len(evidence.derived.positions)
+    limits.need_memory("check", 2 * per_task + 2 * derived * (n + 8), f"the coverage of {count} witnesses")
     workers_here = jobs or os.cpu_count() or 1
     cpu_seconds = estimated_seconds(evidence)
     limits.need_time("check", cpu_seconds / workers_here / 3)  # clearly too long: refused now
@@ -462,6 +589,13 @@ def check_evidence(evidence: Evidence, *, limits: Limits | None = None, executor
     pool = InProcess() if local else executor
     with owned_pool(jobs) if pool is None else contextlib.nullcontext(pool) as runner:
         workers = getattr(runner, "max_workers", None) or jobs or os.cpu_count() or 1
+        witnesses = evidence.witnesses
+        if evidence.derived is not None:
+            good, text, rows = _derived_witnesses(evidence, runner, workers, deadline, limits)
+            say(good, text)      # a position that derives nothing adds no witness below
+            witnesses = np.concatenate([witnesses.reshape(-1, n), rows])
+        good, text, witnesses = _check_witnesses(n, witnesses, limits)
+        say(good, text)   # only the witnesses that are solutions count below
         work: list[tuple[Any, ...]] = []
         owners: list[tuple[str, int]] = []
         for k in marked:
@@ -497,7 +631,9 @@ def check_evidence(evidence: Evidence, *, limits: Limits | None = None, executor
     return CheckReport(ok, lines, time.perf_counter() - started)
 
 
-def _run_check_task(kind: str, *args: Any) -> tuple[int, bool]:
+def _run_check_task(kind: str, *args: Any) -> Any:
+    if kind == "derive":
+        return _derive_task(*args)
     return _cover_task(*args) if kind == "cover" else _count_task(*args)
 
 
@@ -527,10 +663,9 @@ def _check_blocked(evidence: Evidence, limits: Limits, outside: Sequence[Any]) -
                   f"{evidence.certificate.kind} re-checked by {said}")
 
 
-def _check_witnesses(evidence: Evidence, limits: Limits) -> tuple[bool, str, np.ndarray]:
+def _check_witnesses(n: int, witnesses: np.ndarray, limits: Limits) -> tuple[bool, str, np.ndarray]:
     """Every witness a solution: a permutation with one queen on each diagonal at most (plain numpy); the
     witnesses that are."""
-    n, witnesses = evidence.n, evidence.witnesses
     piece = 1 << 18          # witnesses at a time: 48 bytes a queen of work space each
     limits.need_memory("check", 48 * n * min(len(witnesses), piece), f"verifying {len(witnesses)} witnesses")
     index = np.arange(n)

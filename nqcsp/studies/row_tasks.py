@@ -57,7 +57,8 @@ class RowOutcome:
     new witnesses of the randomised search + ``searched`` by the residual engine's witnesses +
     ``blocked_sets`` + ``undecided_sets``; the blocked and undecided classes (each once, canonical, with
     its size); ``witnesses``: the new ones, (m, n) uint8. ``complete`` is False when the task stopped at a
-    blocked set."""
+    blocked set. ``hints``: in a derived sweep, the position of each witness of the randomised search
+    (``nqcsp.bitboard.derived_witnesses``), increasing; recorded, so that a resumed sweep has them."""
 
     lo: int
     hi: int
@@ -74,6 +75,7 @@ class RowOutcome:
     complete: bool = True
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    hints: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def ident(self) -> str:
@@ -85,13 +87,14 @@ class RowOutcome:
                 "blocked": [b.to_json() for b in self.blocked],
                 "undecided": [u.to_json() for u in self.undecided], "known": self.known,
                 "complete": self.complete, "seconds": round(self.seconds, 4),
-                "cpu_seconds": round(self.cpu_seconds, 4)}
+                "cpu_seconds": round(self.cpu_seconds, 4), **_hints_json(self.hints)}
 
     @classmethod
     def from_json(cls, data: object, lo: int, hi: int, n: int, k: int, where: str) -> RowOutcome:
         """What ``to_json`` wrote for the task ``lo .. hi - 1``, each field's form checked (ValueError naming
         ``where``); its witnesses are those the checkpoint's witness file holds."""
         fields = Fields(data, where)
+        hints = _hints_from(fields, lo, hi, n, k)
         sets, covered, found, searched = (fields.integer(name, 0)
                                           for name in ("sets", "covered", "found", "searched"))
         # The first records of this format had no count of blocked and undecided sets: none were listed.
@@ -111,7 +114,41 @@ class RowOutcome:
         return cls(lo, hi, sets, covered, found, searched, blocked_sets, undecided_sets, blocked, undecided,
                    np.zeros((0, n), dtype=np.uint8), fields.integer("known", 0), complete,
                    fields.number("seconds"),
-                   fields.number("cpu_seconds") if "cpu_seconds" in fields.data else 0.0)
+                   fields.number("cpu_seconds") if "cpu_seconds" in fields.data else 0.0, hints)
+
+
+def _hints_json(hints: np.ndarray) -> dict[str, Any]:
+    """A derived task's positions, as ``encode_positions`` writes them (base64); nothing for the others."""
+    if not len(hints):
+        return {}
+    import base64
+
+    from nqcsp.bitboard.derived_witnesses import encode_positions
+
+    return {"hints": {"count": len(hints), "base64": base64.b64encode(encode_positions(hints)).decode()}}
+
+
+def _hints_from(fields: Fields, lo: int, hi: int, n: int, k: int) -> np.ndarray:
+    """The positions a record's "hints" hold, each one on the task's own combinations."""
+    if "hints" not in fields.data:
+        return np.zeros(0, dtype=np.int64)
+    import base64
+    import binascii
+
+    from nqcsp.bitboard.derived_witnesses import decode_positions
+
+    stored = fields.record("hints").only("count", "base64")
+    try:
+        data = base64.b64decode(stored.text("base64"), validate=True)
+        positions = decode_positions(data, stored.integer("count", 1), hi * n ** k)
+    except (binascii.Error, UnicodeEncodeError):
+        raise ValueError(f"{stored.where}: base64 is not base64") from None
+    except ValueError as exc:
+        raise ValueError(f"{stored.where}: {exc}") from None
+    if positions[0] < lo * n ** k:
+        raise ValueError(f"{stored.where}: position {int(positions[0])} is not on combinations "
+                         f"{lo}..{hi - 1}")
+    return positions
 
 
 _PLANS: dict[tuple[int, int], np.ndarray] = {}
@@ -148,10 +185,12 @@ def _canonical_class(n: int, cells: tuple[Cell, ...]) -> tuple[tuple[Cell, ...],
 
 
 def sweep_combos(path: str, run: str, n: int, k: int, lo: int, hi: int, seed: int = 0,
-                 time_limit: float | None = None, stop_at_blocked: bool = False) -> RowOutcome:
+                 time_limit: float | None = None, stop_at_blocked: bool = False,
+                 derived: bool = False) -> RowOutcome:
     """Combinations ``lo .. hi - 1`` of ``plan_combinations(n, k)`` swept against the witnesses of the
     file ``path`` of the sweep ``run`` (read again before each combination), those found here kept in
-    ``witnesses``."""
+    ``witnesses``. With ``derived`` each randomised search starts from its set's position
+    (``nqcsp.bitboard.derived_witnesses``), which ``hints`` keeps for every witness it found."""
     kernels = _kernels()
     started, cpu = time.perf_counter(), time.process_time()
     combos = cached_plan(n, k)
@@ -163,6 +202,9 @@ def sweep_combos(path: str, run: str, n: int, k: int, lo: int, hi: int, seed: in
     block = np.zeros(kernels.block_words(n, k), dtype=np.uint64)
     rng = _rng(seed, lo)
     no_hard = np.zeros((0, k), dtype=np.int64)
+    no_hints = np.zeros(0, dtype=np.int64)
+    derivation_seed = np.uint64(seed % 2**64)
+    hinted = [no_hints]
     decided: dict[tuple[Cell, ...], BlockedClass | UndecidedClass] = {}   # classes blocked or undecided
     for offset, rows in enumerate(combos[lo:hi]):
         loaded.refresh(own)
@@ -170,7 +212,8 @@ def sweep_combos(path: str, run: str, n: int, k: int, lo: int, hi: int, seed: in
         kernels.mark_combo(n, k, rows, loaded.cols_t, loaded.inverse_t, 0, loaded.count, block)
         totals = np.zeros(4, dtype=np.int64)
         _, _, _, uncovered = kernels.scan_combo(n, k, rows, loaded.cols_t, loaded.inverse_t, loaded.count,
-                                                block, False, 0, rng, no_hard, totals)
+                                                block, False, 0, rng, no_hard, totals, -1,
+                                                derivation_seed, no_hints)
         searched = 0
         met: dict[tuple[Cell, ...], int] = {}      # sets of the classes in ``decided`` on these rows
         if uncovered:
@@ -178,9 +221,13 @@ def sweep_combos(path: str, run: str, n: int, k: int, lo: int, hi: int, seed: in
             hard = np.zeros((uncovered, k), dtype=np.int64)
             totals[:] = 0
             before = loaded.count
+            hints = np.full(uncovered, -1, dtype=np.int64)
+            position_base = (lo + offset) * n ** k if derived else -1
             status, loaded.count, hard_count, _ = kernels.scan_combo(
                 n, k, rows, loaded.cols_t, loaded.inverse_t, before, block, True, NODES_PER_ROW * n, rng,
-                hard, totals)
+                hard, totals, position_base, derivation_seed, hints)
+            if derived:
+                hinted.append(hints[:loaded.count - before])
             if status != kernels.SCANNED:
                 raise InternalSolverError(f"n = {n}, rows {rows.tolist()}: a solution found for a set of "
                                           "queens does not contain it")
@@ -235,6 +282,7 @@ def sweep_combos(path: str, run: str, n: int, k: int, lo: int, hi: int, seed: in
         if not outcome.complete:
             break
     outcome.witnesses = own
+    outcome.hints = np.concatenate(hinted)
     outcome.seconds = time.perf_counter() - started
     outcome.cpu_seconds = time.process_time() - cpu
     return outcome
@@ -260,5 +308,6 @@ def sets_per_combination(n: int, k: int, sample: int = SAMPLE_COMBOS) -> float:
     totals = np.zeros(4, dtype=np.int64)
     for rows in combos[picked]:
         kernels.scan_combo(n, k, rows, empty, empty, 0, block, False, 0, _rng(0, 0),
-                           np.zeros((0, k), dtype=np.int64), totals)
+                           np.zeros((0, k), dtype=np.int64), totals, -1, np.uint64(0),
+                           np.zeros(0, dtype=np.int64))
     return float(totals[0]) / len(picked)

@@ -33,6 +33,7 @@ from nqcsp.runtime.values import as_seconds
 from nqcsp.studies.evidence import (
     CERTIFICATE_FIELDS,
     CheckReport,
+    DerivedWitnesses,
     Evidence,
     check_evidence,
     evidence_from_json,
@@ -92,11 +93,17 @@ class Threshold:
     seconds: float = 0.0
     exact: bool = True
     search: dict[str, Any] = field(default_factory=dict)
+    derived: DerivedWitnesses | None = None
+
+    @property
+    def witness_count(self) -> int:
+        """The witnesses stored and derived."""
+        return len(self.witnesses) + (0 if self.derived is None else len(self.derived.positions))
 
     def evidence(self) -> Evidence:
         return Evidence(self.n, self.value, self.exact, self.blocked if self.exact else (),
                         self.certificate if self.exact else None, tuple(level.ksets for level in self.levels),
-                        self.witnesses)
+                        self.witnesses, self.derived)
 
     def to_json(self) -> dict[str, Any]:
         """The evidence document ``check_threshold`` (``nqcsp check-threshold FILE``) re-checks."""
@@ -106,7 +113,8 @@ class Threshold:
         """What the run did (not evidence: nothing of it is re-checked)."""
         return {"n": self.n, "value": self.value, "exact": self.exact, "seconds": round(self.seconds, 3),
                 "levels": [level.to_json() for level in self.levels], "blocked_level": self.blocked_level,
-                "search": self.search, "witnesses": len(self.witnesses)}
+                "search": self.search, "witnesses": self.witness_count,
+                **({} if self.derived is None else {"derived_witnesses": len(self.derived.positions)})}
 
 
 def _as_threshold_size(n: object) -> int:
@@ -135,7 +143,7 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
                          seed: int = 0, checkpoint_dir: str | None = None, search_first: float = 0.0,
                          up_to: int | None = None, memory_limit: int | None = None,
                          progress: Callable[[int, Any], None] | None = None,
-                         engine: str = "classes") -> Threshold:
+                         engine: str = "classes", derived: bool = False) -> Threshold:
     """a(n) of OEIS A374013 with its evidence (see the module's doc). ``checkpoint_dir`` keeps each level's
     finished tasks (``n{n}-k{k}.jsonl``), so that a rerun resumes; ``progress(k, account)`` is called after
     each task. Raises ``UndecidedError`` when a class stays undecided (a backend missing, say).
@@ -149,13 +157,18 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     (default: the memory available). ``engine``: how the levels from k = 2 on are swept, "classes" (one
     canonical set per class, ``nqcsp.studies.queen_sets``) or "rows" (every set by row combinations,
     ``nqcsp.studies.row_sweep``: the level of 5 queens at n = 24 and beyond, whose classes no cover
-    cache holds); with "rows" each level starts from the witnesses of the levels below."""
+    cache holds); with "rows" each level starts from the witnesses of the levels below. ``derived`` (with
+    "rows" only): the witnesses of the top level's randomised search are stored as the positions of their
+    sets, derived again by the re-check (evidence version 3, a third of the size or less; see
+    ``nqcsp.studies.evidence``)."""
     from nqcsp.api import solve
     from nqcsp.runtime.limits import as_memory_limit
 
     n = _as_threshold_size(n)
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if derived and engine != "rows":
+        raise ValueError(f"derived witnesses come from the sweep by rows (engine='rows'), not {engine!r}")
     if search_first != 0:
         search_first = as_seconds(search_first, "search_first")
     folder = None if checkpoint_dir is None else make_directory(checkpoint_dir, "checkpoint directory")
@@ -169,12 +182,16 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     levels = [Level(0, 1, 1, 1, 0, 0, first.stats.get("wall_s", 0.0), 1)]
     witnesses = [np.asarray(first.columns, dtype=np.int64).reshape(1, n)]
     searched: dict[str, Any] = {}
+    hints: dict[int, np.ndarray] = {}       # a derived sweep's positions, by level
 
     def result(value: int, exact: bool, blocked: tuple[Cell, ...] = (),
                certificate: Certificate | None = None, how: dict[str, Any] | None = None) -> Threshold:
         kept = np.unique(np.concatenate(witnesses).astype(np.uint8), axis=0)
+        found = None
+        if value in hints and len(hints[value]):
+            found, kept = _derived_part(n, value, hints[value], seed, kept)
         return Threshold(n, value, blocked, certificate, levels[:value + 1], kept, how or {},
-                         time.perf_counter() - started, exact, searched)
+                         time.perf_counter() - started, exact, searched, found)
 
     def finish(k: int, blocked: Sequence[BlockedClass], how: dict[str, Any]) -> Threshold:
         """a(n) = k - 1: the least blocked class found, its certificate kept whole."""
@@ -191,8 +208,10 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
                                                       "classes_decided_before_stop": report.decided})
             if up_to is not None and k > up_to:
                 return result(up_to, False, how={"k": k, "found_by": None})
-            sweep = _row_level if engine == "rows" and k >= 2 else _class_level
-            swept, kept = sweep(n, k, pool, seed, folder, witnesses, progress, memory)
+            if engine == "rows" and k >= 2:
+                swept, kept, hints[k] = _row_level(n, k, pool, seed, folder, witnesses, progress, derived)
+            else:
+                swept, kept = _class_level(n, k, pool, seed, folder, witnesses, progress, memory)
             if swept.blocked:        # the evidence keeps the witnesses of the levels below only
                 return finish(k, swept.blocked, {"found_by": "sweep", **swept.stopped})
             _refuse_undecided(n, k, swept.undecided)
@@ -240,17 +259,45 @@ def _class_level(n: int, k: int, pool: Executor, seed: int, folder: pathlib.Path
 
 def _row_level(n: int, k: int, pool: Executor, seed: int, folder: pathlib.Path | None,
                witnesses: list[np.ndarray], progress: Progress | None,
-               memory: int) -> tuple[SweptLevel, list[np.ndarray]]:
+               derived: bool) -> tuple[SweptLevel, list[np.ndarray], np.ndarray]:
     """Level k swept by row combinations, from the witnesses so far: (what the sweep says, its witnesses,
-    which include those given). ``memory`` is the class sweep's (the row sweep keeps no cover cache)."""
+    which include those given, the positions of a derived sweep's). A derived sweep starts from none where
+    every level below extends upward (``extends_upward``: the evidence then needs no witness of them)."""
+    from nqcsp.studies.evidence import extends_upward
     from nqcsp.studies.row_sweep import iter_row_sweep
 
-    path = None if folder is None else str(folder / f"n{n}-k{k}-rows.jsonl")
+    suffix = "-derived" if derived else ""
+    path = None if folder is None else str(folder / f"n{n}-k{k}-rows{suffix}.jsonl")
     start = np.unique(np.concatenate(witnesses).astype(np.uint8), axis=0)
+    if derived and all(extends_upward(n, below) for below in range(k)):
+        start = start[:0]
     running = iter_row_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True, checkpoint=path,
-                             initial=start)
+                             initial=start, derived=derived)
     account = _last_account(running, n, k, progress, "the sweep by rows")
-    return account.level(), [account.witnesses]
+    return account.level(), [account.witnesses], account.hints
+
+
+def _derived_part(n: int, k: int, positions: np.ndarray, seed: int,
+                  rows: np.ndarray) -> tuple[DerivedWitnesses, np.ndarray]:
+    """The witnesses of a derived sweep split into those its positions derive and the others, kept whole:
+    each position derived here as the re-check will, and its solution found among the sweep's (else the
+    sweep and the derivation disagree: InternalSolverError)."""
+    from nqcsp.bitboard.derived_witnesses import NOT_DERIVED, derive
+    from nqcsp.studies.level_sweep import NODES_PER_ROW
+    from nqcsp.studies.row_tasks import cached_plan
+
+    budget = NODES_PER_ROW * n
+    derived = np.zeros((len(positions), n), dtype=np.uint8)
+    failed = derive(n, k, cached_plan(n, k), positions, np.uint64(seed % 2 ** 64), budget, derived)
+    if failed != NOT_DERIVED:
+        raise InternalSolverError(f"n = {n}: position {int(positions[failed])} of the sweep derives no "
+                                  "solution")
+    kept = np.unique(rows, axis=0)
+    made = np.unique(derived, axis=0)
+    view = [np.ascontiguousarray(a).view(np.dtype((np.void, n))).ravel() for a in (kept, made)]
+    if not np.isin(view[1], view[0]).all():
+        raise InternalSolverError(f"n = {n}: a derived witness is not one the sweep found")
+    return DerivedWitnesses(seed % 2 ** 64, budget, positions), kept[~np.isin(view[0], view[1])]
 
 
 def _search(n: int, k: int, seconds: float, seed: int, pool: Executor) -> SearchReport:
@@ -285,7 +332,7 @@ def settled_by(evidence: Evidence, queens: tuple[Cell, ...], seed: int = 0) -> E
         raise ValueError(f"a blocked set for {evidence.claim} is {value + 1} non-attacking queens, got "
                          f"{' '.join(f'{r},{c}' for r, c in queens)}")
     return Evidence(n, value, True, tuple(queens), certified_blocked(n, tuple(queens), seed), evidence.levels,
-                    evidence.witnesses)
+                    evidence.witnesses, evidence.derived)
 
 
 def certified_blocked(n: int, queens: tuple[Cell, ...], seed: int) -> Certificate:

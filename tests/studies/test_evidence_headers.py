@@ -34,7 +34,7 @@ def test_the_smallest_document_reads_back_whole():
     (lambda d: d.pop("format"),
      "is not nqcsp threshold evidence (\"format\": \"nqcsp-threshold\"): the field 'format' is missing"),
     (lambda d: d.update(format="nqcsp-checkpoint"), "its format is 'nqcsp-checkpoint'"),
-    (lambda d: d.pop("version"), "the field 'version' is missing; this nqcsp reads version 2"),
+    (lambda d: d.pop("version"), "the field 'version' is missing; this nqcsp reads versions 2 and 3"),
     # A KeyError before (an internal error from the command): "blocked" was read without being required.
     (lambda d: d.pop("blocked"), "the field 'blocked' is missing"),
     (lambda d: d.update(valu=0), "'valu' is not one of its fields"),

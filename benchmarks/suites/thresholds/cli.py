@@ -178,7 +178,7 @@ PROGRESS_S = 60.0
 
 
 def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int | None,
-             checkpoint: str | None, out: str, engine: str = "classes") -> int:
+             checkpoint: str | None, out: str, engine: str = "classes", derived: bool = False) -> int:
     import json
 
     import nqcsp
@@ -207,18 +207,20 @@ def evidence(first: int, last: int, jobs: int, search_first: float, up_to: int |
         try:
             where = None if checkpoint is None else str(pathlib.Path(checkpoint) / f"n{n}")
             found = nqcsp.completion_threshold(n, executor=pool, search_first=search_first, up_to=up_to,
-                                               checkpoint_dir=where, engine=engine, progress=progress)
+                                               checkpoint_dir=where, engine=engine, progress=progress,
+                                               derived=derived)
         finally:
             pool.shutdown(wait=True)
         wall = time.perf_counter() - wall0
         write_evidence(found.evidence(), folder / f"a{n}.json.xz")
         run = {**found.run_json(), "wall_s": round(wall, 2), "jobs": jobs, "search_first": search_first,
-               "up_to": up_to, "engine": engine, "parent_cpu_s": round(time.process_time() - cpu0, 2),
+               "up_to": up_to, "engine": engine, "derived": derived,
+               "parent_cpu_s": round(time.process_time() - cpu0, 2),
                # The tasks' own elapsed seconds, summed over the workers (not CPU: a worker that waits for a
                # core counts its wait); the CPU seconds are /usr/bin/time's, measured from outside.
                "task_s": round(sum(level.seconds for level in found.levels), 2)}
         (folder / f"a{n}.run.json").write_text(json.dumps(run, indent=1) + "\n")
-        print(f"{found.evidence().claim}: {len(found.witnesses)} witnesses, {wall:.1f} s wall, "
+        print(f"{found.evidence().claim}: {found.witness_count} witnesses, {wall:.1f} s wall, "
               f"{run['task_s']} task s (summed over the workers)", flush=True)
     return 0
 
@@ -259,7 +261,7 @@ def check(first: int, last: int, jobs: int, out: str, cake_lpr: str | None, dask
         claim = ("= " if evidence.exact else ">=") + str(evidence.value)
         digest = hashlib.sha256(data).hexdigest()[:16]
         print(f"{n:>3} {claim:>6} {expected if expected is not None else '-':>4}  {queens:<32} {sets:<52} "
-              f"{len(evidence.witnesses):>9} {len(data) / 1024:>8.0f} {digest} {seconds:>8.1f} {peak:>8.0f}"
+              f"{evidence.witness_count:>9} {len(data) / 1024:>8.0f} {digest} {seconds:>8.1f} {peak:>8.0f}"
               + ("" if good else "  INVALID"), flush=True)
         if not good:
             print(done.stdout[-2000:], done.stderr[-2000:])
@@ -409,6 +411,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                               help=f"where evidence goes (default {OUT})")
     evidence_cmd.add_argument("--engine", choices=("classes", "rows"), default="classes",
                               help="sweep by classes of k-sets or by row combinations (default classes)")
+    evidence_cmd.add_argument("--derived", action="store_true",
+                              help="with --engine rows: store the witnesses the sweep finds as the positions "
+                                   "of their sets, derived again by the check (evidence version 3)")
     check_cmd = sub.add_parser("check", help="re-check published evidence files, a table row per n")
     first_last(check_cmd, 40)
     jobs(check_cmd, 2)
@@ -444,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return rows(args.n, args.k, args.jobs, args.checkpoint, args.batch, args.seed)
     if args.command == "evidence":
         return evidence(args.first, args.last, args.jobs, args.search_first, args.up_to, args.checkpoint,
-                        args.out, args.engine)
+                        args.out, args.engine, args.derived)
     if args.command == "check":
         return check(args.first, args.last, args.jobs, args.out, args.cake_lpr, args.dask)
     if args.command == "search-limit":
