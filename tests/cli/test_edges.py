@@ -261,6 +261,17 @@ def test_threshold_evidence_is_written_whole(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["evidence.json"]
 
 
+def test_threshold_derived_writes_version_3_that_check_threshold_accepts(tmp_path):
+    path = tmp_path / "a12.json.xz"
+    code, out, err = run_main(["threshold", "12", "--no-progress", "--jobs", "1", "--engine", "rows",
+                               "--derived", "--evidence", str(path)])
+    assert code == 0 and out.startswith("a(12) = 2"), err
+    code, out, err = run_main(["check-threshold", str(path), "--jobs", "1"])
+    assert code == 0 and "witnesses derived from the positions" in out and out.endswith("valid: a(12) = 2\n")
+    code, out, err = run_main(["threshold", "12", "--no-progress", "--derived"])
+    assert code == 2 and "--derived needs --engine rows" in one_line(err)
+
+
 # --- the advertised schema is the accepted one -------------------------------------------------------------
 
 def test_every_default_nqcsp_solvers_advertises_is_accepted_when_passed():
