@@ -182,14 +182,15 @@ def completion_threshold(n: int, *, executor: Executor | None = None, jobs: int 
     levels = [Level(0, 1, 1, 1, 0, 0, first.stats.get("wall_s", 0.0), 1)]
     witnesses = [np.asarray(first.columns, dtype=np.int64).reshape(1, n)]
     searched: dict[str, Any] = {}
-    hints: dict[int, np.ndarray] = {}       # a derived sweep's positions, by level
+    # A derived sweep's positions by level, with the checkpoint they were resumed from (None: this run's).
+    hints: dict[int, tuple[np.ndarray, str | None]] = {}
 
     def result(value: int, exact: bool, blocked: tuple[Cell, ...] = (),
                certificate: Certificate | None = None, how: dict[str, Any] | None = None) -> Threshold:
         kept = np.unique(np.concatenate(witnesses).astype(np.uint8), axis=0)
         found = None
-        if value in hints and len(hints[value]):
-            found, kept = _derived_part(n, value, hints[value], seed, kept)
+        if value in hints and len(hints[value][0]):
+            found, kept = _derived_part(n, value, *hints[value], seed, kept)
         return Threshold(n, value, blocked, certificate, levels[:value + 1], kept, how or {},
                          time.perf_counter() - started, exact, searched, found)
 
@@ -259,9 +260,10 @@ def _class_level(n: int, k: int, pool: Executor, seed: int, folder: pathlib.Path
 
 def _row_level(n: int, k: int, pool: Executor, seed: int, folder: pathlib.Path | None,
                witnesses: list[np.ndarray], progress: Progress | None,
-               derived: bool) -> tuple[SweptLevel, list[np.ndarray], np.ndarray]:
+               derived: bool) -> tuple[SweptLevel, list[np.ndarray], tuple[np.ndarray, str | None]]:
     """Level k swept by row combinations, from the witnesses so far: (what the sweep says, its witnesses,
-    which include those given, the positions of a derived sweep's). A derived sweep starts from none where
+    which include those given, the positions of a derived sweep's with the checkpoint that some of them
+    were read from). A derived sweep starts from none where
     every level below extends upward (``extends_upward``: the evidence then needs no witness of them)."""
     from nqcsp.studies.evidence import extends_upward
     from nqcsp.studies.row_sweep import iter_row_sweep
@@ -274,14 +276,15 @@ def _row_level(n: int, k: int, pool: Executor, seed: int, folder: pathlib.Path |
     running = iter_row_sweep(n, k, executor=pool, seed=seed, stop_at_blocked=True, checkpoint=path,
                              initial=start, derived=derived)
     account = _last_account(running, n, k, progress, "the sweep by rows")
-    return account.level(), [account.witnesses], account.hints
+    return account.level(), [account.witnesses], (account.hints, path if account.resumed else None)
 
 
-def _derived_part(n: int, k: int, positions: np.ndarray, seed: int,
+def _derived_part(n: int, k: int, positions: np.ndarray, checkpoint: str | None, seed: int,
                   rows: np.ndarray) -> tuple[DerivedWitnesses, np.ndarray]:
-    """The witnesses of a derived sweep split into those its positions derive and the others, kept whole:
-    each position derived here as the re-check will, and its solution found among the sweep's (else the
-    sweep and the derivation disagree: InternalSolverError)."""
+    """The witnesses of a derived sweep (``rows``, distinct) split into those its positions derive and the
+    others, kept whole: each position derived here as the re-check will, and its solution found among the
+    sweep's. Where they disagree, the positions read back from ``checkpoint`` were altered (ValueError
+    naming it); without one, the sweep and the derivation disagree (InternalSolverError)."""
     from nqcsp.bitboard.derived_witnesses import NOT_DERIVED, derive
     from nqcsp.studies.level_sweep import NODES_PER_ROW
     from nqcsp.studies.row_tasks import cached_plan
@@ -289,15 +292,15 @@ def _derived_part(n: int, k: int, positions: np.ndarray, seed: int,
     budget = NODES_PER_ROW * n
     derived = np.zeros((len(positions), n), dtype=np.uint8)
     failed = derive(n, k, cached_plan(n, k), positions, np.uint64(seed % 2 ** 64), budget, derived)
-    if failed != NOT_DERIVED:
-        raise InternalSolverError(f"n = {n}: position {int(positions[failed])} of the sweep derives no "
-                                  "solution")
-    kept = np.unique(rows, axis=0)
-    made = np.unique(derived, axis=0)
-    view = [np.ascontiguousarray(a).view(np.dtype((np.void, n))).ravel() for a in (kept, made)]
-    if not np.isin(view[1], view[0]).all():
-        raise InternalSolverError(f"n = {n}: a derived witness is not one the sweep found")
-    return DerivedWitnesses(seed % 2 ** 64, budget, positions), kept[~np.isin(view[0], view[1])]
+    found, made = (np.ascontiguousarray(a).view(np.dtype((np.void, n))).ravel() for a in (rows, derived))
+    if failed != NOT_DERIVED or not np.isin(made, found).all():
+        wrong = f"position {int(positions[failed])} derives no solution" if failed != NOT_DERIVED else \
+            "a position derives a solution the sweep did not find"
+        if checkpoint is not None:
+            raise ValueError(f"checkpoint {checkpoint!r}: {wrong}: its records of positions were altered or "
+                             "come from another nqcsp")
+        raise InternalSolverError(f"n = {n}: {wrong}")
+    return DerivedWitnesses(seed % 2 ** 64, budget, positions), rows[~np.isin(found, made)]
 
 
 def _search(n: int, k: int, seconds: float, seed: int, pool: Executor) -> SearchReport:

@@ -146,6 +146,21 @@ def test_a_resumed_derived_sweep_records_the_same_positions(tmp_path):
         *_, _ = iter_row_sweep(11, 3, executor=InProcess(), checkpoint=str(checkpoint), batch=4)
 
 
+def test_a_checkpoint_whose_positions_were_altered_is_named_not_an_internal_error(tmp_path):
+    nqcsp.completion_threshold(12, engine="rows", derived=True, executor=InProcess(), checkpoint_dir=tmp_path)
+    record_file = tmp_path / "n12-k2-rows-derived.jsonl"
+    header, *records = record_file.read_text().splitlines()
+    last = json.loads(records[-1])
+    hints = last["outcome"]["hints"]
+    positions = decode_positions(base64.b64decode(hints["base64"]), hints["count"], position_limit(12, 2))
+    positions[-1] += 1            # still increasing and on the task's combinations: read back, then derived
+    hints["base64"] = base64.b64encode(encode_positions(positions)).decode()
+    record_file.write_text("\n".join([header, *records[:-1], json.dumps(last)]) + "\n")
+    with pytest.raises(ValueError, match=f"checkpoint {str(record_file)!r}: .*altered"):
+        nqcsp.completion_threshold(12, engine="rows", derived=True, executor=InProcess(),
+                                   checkpoint_dir=tmp_path)
+
+
 def test_the_stored_derived_evidence_still_derives():
     # Made by `python -m benchmarks thresholds evidence --from 14 --to 14 --engine rows --derived`: if the
     # derivation ever computes anything else, evidence published in this format stops checking.
