@@ -297,24 +297,52 @@ def prob079(sizes: list[int], per_size: int, below_n: int = 2) -> Iterator[Insta
             yield make_instance("prob079", item["n"], item["queens"], tag=item["name"])
 
 
+def phase_diagonals(points: list[tuple[int, int, int, str]]) -> Iterator[Instance]:
+    """Excluded-diagonals problems at their phase transition, as completion problems: for each (size,
+    excluded, count, source), ``count`` boards of ``size`` with ``excluded`` diagonals excluded, from
+    CSPLib's published files (source "csplib") or its generator ("generator"), family
+    ``diagonals-SIZE``. Their status is not known in advance: a run's verified solution or checked
+    certificate labels them, and one no complete engine decides stays unlabelled. Without
+    ``$NQCSP_PROB079`` none, with a note on stderr."""
+    import os
+    import pathlib
+    import sys
+
+    from benchmarks.harness.prob079 import phase_instances
+
+    where = os.environ.get(PROB079_ENV)
+    if not where:
+        print(f"note: no excluded-diagonals instances: ${PROB079_ENV} names no copy of Problems/prob079",
+              file=sys.stderr)
+        return
+    for size, excluded, count, source in points:
+        for item in phase_instances(pathlib.Path(where), size, excluded, count, source):
+            yield make_instance(f"diagonals-{size}", item["n"], item["queens"], tag=item["name"],
+                                generator=f"CSPLib prob079 {source}")
+
+
 def field(prob079_sizes: list[int], prob079_per_size: int, peaks: list[tuple[int, int]], peak_count: int,
           one_queen: list[int], triples: tuple[int, ...], triples_per_n: int, codewars_seed: int = 2017,
-          families: tuple[str, ...] | None = None, known_solvable_only: bool = False) -> Iterator[Instance]:
+          families: tuple[str, ...] | None = None, known_solvable_only: bool = False,
+          diagonals: list[tuple[int, int, int, str]] = ()) -> Iterator[Instance]:
     """The field suite's five families, each instance's ``family`` one of them: ``prob079`` (CSPLib's,
     converted), ``peak`` (random completions at the hardness peak), ``codewars``, ``one-queen`` (one
-    mandatory queen at (n // 2, n // 3)) and ``blocked`` (a blocked cell of each symmetry class up to
-    n = 12, and queens on rows 0-2 that leave no solution: UNSAT by brute force). ``families`` keeps only
+    mandatory queen at (n // 2, n // 3)), ``blocked`` (a blocked cell of each symmetry class up to
+    n = 12, and queens on rows 0-2 that leave no solution: UNSAT by brute force) and, for each point of
+    ``diagonals``, ``diagonals-SIZE`` (``phase_diagonals``: the families that separate the engines).
+    ``families`` keeps only
     those; ``known_solvable_only`` only the instances known to have a solution before any solver runs (one
     queen on a board above 12, or brute force said so): what local search is given."""
     for item in _field_families(prob079_sizes, prob079_per_size, peaks, peak_count, one_queen, triples,
-                                triples_per_n, codewars_seed, families):
+                                triples_per_n, codewars_seed, families, diagonals):
         if not known_solvable_only or item["expected"] == "SAT" or (item["m"] == 1 and item["n"] > 12):
             yield item
 
 
 def _field_families(prob079_sizes: list[int], prob079_per_size: int, peaks: list[tuple[int, int]],
                     peak_count: int, one_queen: list[int], triples: tuple[int, ...], triples_per_n: int,
-                    codewars_seed: int, families: tuple[str, ...] | None) -> Iterator[Instance]:
+                    codewars_seed: int, families: tuple[str, ...] | None,
+                    diagonals: list[tuple[int, int, int, str]]) -> Iterator[Instance]:
     def wanted(family: str) -> bool:
         return families is None or family in families
 
@@ -336,6 +364,7 @@ def _field_families(prob079_sizes: list[int], prob079_per_size: int, peaks: list
         for n in triples:
             for k, queens in enumerate(unsat_triples(n, triples_per_n)):
                 yield make_instance("blocked", n, queens, tag=f"triple-{k}", expected="UNSAT")
+    yield from phase_diagonals([point for point in diagonals if wanted(f"diagonals-{point[0]}")])
 
 
 FAMILIES: dict[str, Callable[..., Iterator[Instance]]] = {

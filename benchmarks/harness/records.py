@@ -27,7 +27,7 @@ OPTIONAL = ("options", "mandatory", "expected", "generator", "task", "seed", "re
             "machine", "wall_s", "cpu_s", "cpu_wait_s", "peak_rss_mb", "child_peak_rss_mb", "warmup_s",
             "overshoot_s", "kept_limit", "answered_by", "stats", "certificate", "verified", "verify_s",
             "queens", "error", "traceback", "exit_code", "warm_job", "measured_by", "rerun", "disturbed",
-            "load", "value", "unsat_checked")
+            "load", "value", "unsat_checked", "core")
 KNOWN = frozenset(REQUIRED + OPTIONAL)
 STATUSES = frozenset({"SAT", "UNSAT", "UNKNOWN", "TIMEOUT", "MEMOUT", "CRASH", "ERROR", "WRONG", "SKIPPED",
                       "DONE"})

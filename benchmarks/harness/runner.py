@@ -12,6 +12,7 @@ Results go to ``DIR/SUITE.jsonl`` under the directory the user names (default ``
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -28,9 +29,11 @@ from typing import Any
 
 import nqcsp
 from benchmarks.harness import instances as inst
+from benchmarks.harness.cores import pinned_core
 from benchmarks.harness.peers import PEERS
 from benchmarks.harness.records import RecordError, read_records
 from benchmarks.harness.worker import TASKS
+from nqcsp.runtime.parallel import cpu_count
 from nqcsp.runtime.warm_child import ChildCrashed, WarmChild
 
 # The checkout's root: benchmarks/ is not installed with nqcsp, it runs from a checkout.
@@ -83,15 +86,23 @@ def record_key(record: dict[str, Any]) -> tuple[str, str, int, float, int]:
             record.get("repetition", 0))
 
 
-# A run is disturbed when its threads waited for a CPU more than this share of its wall time: the machine's
-# other work, not the engine, made part of the figure. It is run again, at most MAX_RERUNS times.
+# A run is disturbed when its threads waited for a CPU more than this share of its wall time while its
+# process tree did not keep the CPUs it may use busy: the machine's other work, not the engine, made part
+# of the figure. It is run again, at most MAX_RERUNS times.
 DISTURBED_WAIT_SHARE = 0.1
 MAX_RERUNS = 2
 
 
-def disturbed(record: dict[str, Any]) -> bool:
-    wait, wall = record.get("cpu_wait_s"), record.get("wall_s")
-    return wait is not None and wall is not None and wall > 0 and wait > DISTURBED_WAIT_SHARE * wall
+def disturbed(record: dict[str, Any], cpus: int | None = None) -> bool:
+    """Whether other work took the run's CPUs. An engine with more busy threads than ``cpus`` (the CPUs
+    it may use; default this machine's) waits for its own threads: backtrack's search and the check of its
+    proof, pinned to one core, wait 40% of the wall time with the core busy all along. That is no
+    disturbance, so a wait counts only when the tree's CPU time falls short of its CPUs' worth."""
+    wait, wall, cpu = record.get("cpu_wait_s"), record.get("wall_s"), record.get("cpu_s")
+    if wait is None or wall is None or wall <= 0 or wait <= DISTURBED_WAIT_SHARE * wall:
+        return False
+    usable = cpus if cpus is not None else cpu_count()
+    return cpu is None or cpu < (1 - DISTURBED_WAIT_SHARE) * usable * wall
 
 
 def as_config(entry: Any) -> Config:
@@ -358,12 +369,15 @@ def cut_partial_line(path: Path) -> None:
 
 def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = True, resume: bool = False,
               warmup_timeout: float = 600.0, keep_queens_max_n: int = 200, executor: Executor | None = None,
-              **grid: Any) -> dict[str, int]:
+              pin_cores: bool | None = None, **grid: Any) -> dict[str, int]:
     """Run every job of the suite, appending one JSON line per run to ``out``; return status counts.
 
     Without ``executor`` the lines run one after another in this process (the quiet way to time them);
-    with one (``nqcsp.runtime.parallel``: a process pool or Dask) they run as parallel tasks.
+    with one (``nqcsp.runtime.parallel``: a process pool or Dask) they run as parallel tasks, each on a
+    CPU of its own (``pin_cores``, default: whenever there is an executor; ``benchmarks.harness.cores``)
+    and each record says which (``core``).
     """
+    pin = executor is not None if pin_cores is None else pin_cores
     jobs, notes = build_jobs(suite, **grid)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -394,7 +408,7 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
             bar.update(1)
             continue
         lines.setdefault(line_key, []).append(job)
-    tasks = [(line, stop_after, warmup_timeout, keep_queens_max_n, suite.get("session", False))
+    tasks = [(line, stop_after, warmup_timeout, keep_queens_max_n, suite.get("session", False), pin)
              for line in lines.values()]
     if executor is None:
         outcomes = ((index, run_line(*task)) for index, task in enumerate(tasks))
@@ -422,11 +436,21 @@ def run_suite(name: str, suite: dict[str, Any], out: Path, *, progress: bool = T
     return counts
 
 
-def run_line(line: list[Job], stop_after: bool, warmup_timeout: float,
-             keep_queens_max_n: int, session: bool = False) -> list[tuple[Job, dict[str, Any]]]:
+def run_line(line: list[Job], stop_after: bool, warmup_timeout: float, keep_queens_max_n: int,
+             session: bool = False, pin: bool = False) -> list[tuple[Job, dict[str, Any]]]:
     """Run one line's jobs in order (boards growing); with ``stop_after``, none on a board larger than the
     first that ran out of time (the other instances of that size still run). With ``session``, in one
-    worker (``Session``), else each in a fresh one."""
+    worker (``Session``), else each in a fresh one; with ``pin``, on a CPU of its own."""
+    with pinned_core() if pin else contextlib.nullcontext() as core:
+        reports = _run_line(line, stop_after, warmup_timeout, keep_queens_max_n, session,
+                            None if core is None else 1)
+    if pin:
+        reports = [(job, {**report, "core": core}) for job, report in reports]
+    return reports
+
+
+def _run_line(line: list[Job], stop_after: bool, warmup_timeout: float, keep_queens_max_n: int,
+              session: bool, cpus: int | None) -> list[tuple[Job, dict[str, Any]]]:
     reports = []
     worker = Session(warmup_timeout, keep_queens_max_n) if session else None
     gave_up_at: int | None = None
@@ -436,13 +460,13 @@ def run_line(line: list[Job], stop_after: bool, warmup_timeout: float,
                 break
             report = _run_once(job, worker, warmup_timeout, keep_queens_max_n)
             reruns = 0
-            while disturbed(report) and reruns < MAX_RERUNS:
+            while disturbed(report, cpus) and reruns < MAX_RERUNS:
                 # A session's worker runs the next try warm: the warm-up it paid for stays on the record.
                 warmed = {key: report[key] for key in ("warmup_s",) if key in report}
                 report = {**warmed, **_run_once(job, worker, warmup_timeout, keep_queens_max_n)}
                 reruns += 1
             if "cpu_wait_s" in report:
-                report = {**report, "rerun": reruns, "disturbed": disturbed(report)}
+                report = {**report, "rerun": reruns, "disturbed": disturbed(report, cpus)}
             reports.append((job, report))
             if stop_after and gave_up_at is None and gave_up({**report, "timeout": job.timeout}):
                 gave_up_at = job.instance["n"]

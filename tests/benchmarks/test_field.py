@@ -116,12 +116,13 @@ def test_the_field_families_and_what_local_search_is_given(monkeypatch, capsys):
     monkeypatch.delenv(PROB079_ENV, raising=False)
     params = SUITES["field"]["params"]
     items = generate("field", params)
-    assert "no CSPLib prob079 instances" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no CSPLib prob079 instances" in err and "no excluded-diagonals instances" in err
     families = {}
     for item in items:
         families.setdefault(item["family"], []).append(item)
     sizes = {family: len(members) for family, members in families.items()}
-    assert sizes == {"peak": 30, "codewars": 31, "one-queen": 4, "blocked": 23}
+    assert sizes == {"peak": 35, "codewars": 31, "one-queen": 4, "blocked": 31}
     for item in families["blocked"]:
         cells = [tuple(c) for c in item["queens"]]
         assert item["expected"] == "UNSAT" and not naive_has_solution(item["n"], cells)
