@@ -109,7 +109,12 @@ def _own_cpu() -> tuple[float, float]:
 
 @dataclass
 class RunMeasure:
-    """``measure = RunMeasure().start()``, the run, then ``measure.stop()``: the run's figures as a dict."""
+    """``measure = RunMeasure().start()``, the run, then ``measure.stop()``: the run's figures as a dict.
+
+    With the ``pid`` of another process (the runner's, for a worker it is about to kill at the deadline,
+    which can report nothing), the same figures read from outside: that process's CPU time too comes
+    from /proc (clock ticks), the high-water marks are left as the worker reset them when its run began,
+    and ``measured_by`` says ``proc, by the runner``."""
 
     pid: int = field(default_factory=os.getpid)
     _cpu: float = 0.0
@@ -117,23 +122,30 @@ class RunMeasure:
     _ticks: dict[int, int] = field(default_factory=dict)
     _waits: dict[tuple[int, str], int] = field(default_factory=dict)
 
+    @property
+    def outside(self) -> bool:
+        return self.pid != os.getpid()
+
     def start(self) -> RunMeasure:
         if PROC:
             tree = [self.pid, *descendants(self.pid)]
             for pid in tree:
-                _reset_hwm(pid)
+                if not self.outside:
+                    # From outside, the run has begun: its worker reset the marks itself.
+                    _reset_hwm(pid)
                 self._waits.update(_waits(pid))
-            self._ticks = {pid: _ticks(pid) for pid in tree[1:]}
-        self._cpu, self._child_peak = _own_cpu()
+            self._ticks = {pid: _ticks(pid) for pid in tree[0 if self.outside else 1:]}
+        if not self.outside:
+            self._cpu, self._child_peak = _own_cpu()
         return self
 
     def stop(self) -> dict[str, Any]:
-        cpu, child_peak = _own_cpu()
+        cpu, child_peak = (self._cpu, self._child_peak) if self.outside else _own_cpu()
         if not PROC:
-            return {"cpu_s": cpu - self._cpu, "cpu_wait_s": None, "peak_rss_mb": None,
-                    "measured_by": "getrusage"}
+            return {"cpu_s": None if self.outside else cpu - self._cpu, "cpu_wait_s": None,
+                    "peak_rss_mb": None, "measured_by": "getrusage"}
         tree = [self.pid, *descendants(self.pid)]
-        alive_ticks = sum(_ticks(pid) - self._ticks.get(pid, 0) for pid in tree[1:])
+        alive_ticks = sum(_ticks(pid) - self._ticks.get(pid, 0) for pid in tree[0 if self.outside else 1:])
         waits: dict[tuple[int, str], int] = {}
         for pid in tree:
             waits.update(_waits(pid))
@@ -142,4 +154,5 @@ class RunMeasure:
         if child_peak > self._child_peak:
             peak += child_peak
         return {"cpu_s": max(0.0, cpu - self._cpu + alive_ticks * TICK_S),
-                "cpu_wait_s": max(0.0, waited), "peak_rss_mb": peak, "measured_by": "proc"}
+                "cpu_wait_s": max(0.0, waited), "peak_rss_mb": peak,
+                "measured_by": "proc, by the runner" if self.outside else "proc"}

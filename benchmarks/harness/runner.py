@@ -30,6 +30,7 @@ from typing import Any
 import nqcsp
 from benchmarks.harness import instances as inst
 from benchmarks.harness.cores import pinned_core
+from benchmarks.harness.measure import RunMeasure
 from benchmarks.harness.peers import PEERS
 from benchmarks.harness.records import RecordError, read_records
 from benchmarks.harness.worker import TASKS
@@ -276,6 +277,8 @@ def _read_reports(worker: WarmChild, timeout: float, warmup_timeout: float,
     comes, timed from now."""
     warmup: dict[str, Any] = {}
     ready_at: float | None = time.perf_counter() if ready else None
+    # The run as the runner sees it, for a run killed at its deadline: it reports nothing of its own.
+    outside = RunMeasure(worker.pid).start() if ready else None
     if ready_at is not None:
         deadline = ready_at + timeout * 1.1 + 1.0
     else:
@@ -283,14 +286,16 @@ def _read_reports(worker: WarmChild, timeout: float, warmup_timeout: float,
     while True:
         line = worker.receive_line(deadline)
         if line is None:
+            seen = outside.stop() if outside is not None else {}
             worker.kill()
             if ready_at is None:
                 return {"status": "ERROR", "error": f"warm-up took more than {warmup_timeout} s"}, warmup
-            return {"status": "TIMEOUT", "wall_s": time.perf_counter() - ready_at}, warmup
+            return {"status": "TIMEOUT", "wall_s": time.perf_counter() - ready_at, **seen}, warmup
         tag, _, body = line.decode().partition(" ")
         if tag == "READY":
             warmup = json.loads(body)
             ready_at = time.perf_counter()
+            outside = RunMeasure(worker.pid).start()
             deadline = ready_at + timeout * 1.1 + 1.0
         elif tag == "RESULT":
             return json.loads(body), warmup

@@ -132,3 +132,20 @@ def test_the_field_families_and_what_local_search_is_given(monkeypatch, capsys):
     for item in given:
         if item["n"] <= 10:
             assert naive_has_solution(item["n"], [tuple(c) for c in item["queens"]])
+
+
+def test_the_family_line_counts_what_the_best_engine_and_the_vbs_solve_and_what_stays_unlabelled(board):
+    line = field.family_line(board, None)
+    # a solves i1, i2, i4 (3, PAR-2 64/6); b solves i1, i2, i3 (3, PAR-2 72/6): a is the best single engine.
+    # The VBS solves i1..i4; i5 is decided by nobody whose answer checks.
+    assert line.startswith("The best single engine (a) solves 3 of 6, the VBS 4 of 6")
+    assert "Labels: 3 SAT (a verified solution), 2 UNSAT (brute force or a checked certificate), " \
+           "1 unlabelled (no complete engine decided it in time)." in line
+
+
+def test_the_header_says_how_often_pairs_ran_and_on_which_cores():
+    repeated = [run("a", "i1", "SAT", t, verified=True, repetition=k, core=k % 2)
+                for k, t in enumerate((1.0, 2.0, 3.0))] + [run("a", "i2", "SAT", 1.0, verified=True, core=0)]
+    lines = field.header(scores.board_of(repeated, "field"), repeated)
+    assert "runs per engine and instance: 1 to 3 (50.0% of the pairs ran 3 times)" in " ".join(lines)
+    assert "4 runs of 4 pinned to one CPU of its own (2 CPUs in use" in " ".join(lines)

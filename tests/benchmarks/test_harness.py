@@ -338,6 +338,11 @@ def test_a_run_past_its_deadline_is_killed_and_recorded_as_a_broken_promise():
     assert record["status"] == "TIMEOUT" and record["kept_limit"] is False
     assert record["overshoot_s"] >= 0.3 * 0.1 + 1 - 0.05
     assert time.monotonic() - started < 10
+    # Killed, it reported nothing: the runner read its tree from outside before the kill. count(19) kept
+    # its CPU busy for the whole 1.3 s, and its search state is well past a bare interpreter's.
+    assert record["measured_by"] == "proc, by the runner", record
+    assert 0.8 <= record["cpu_s"] <= 2 * record["wall_s"] and record["cpu_wait_s"] >= 0
+    assert record["peak_rss_mb"] > 20
 
 
 def test_the_whole_process_group_ends_with_the_run(fake_shiftqueens):
@@ -375,6 +380,9 @@ def test_a_session_runs_a_lines_jobs_in_one_worker_and_replaces_a_killed_one(tmp
     # The second job's worker ran the first (a try again of a disturbed run is the same job).
     assert "warmup_s" in records[0] and records[1].get("warm_job") == 2 and "warmup_s" not in records[1]
     assert "warmup_s" in records[3] and "warm_job" not in records[3]
+    # The killed runs are measured too, the warm one from when it was sent, the fresh one from its READY.
+    for killed in records[2:]:
+        assert killed["measured_by"] == "proc, by the runner" and killed["cpu_s"] >= 0.8, killed
 
 
 def test_a_session_counts_a_try_again_of_the_same_job_as_that_job():
@@ -783,3 +791,91 @@ def test_the_field_on_a_local_dask_cluster_writes_measured_records(tmp_path):
     for r in records:
         if r["status"] == "SAT":
             assert nqcsp.verify(r["n"], r["queens"], [tuple(c) for c in r["mandatory"]])
+
+
+# ---------------------------------------------------------------- cores of their own
+
+HOLD_A_CORE = """
+import sys, time
+from benchmarks.harness.cores import pinned_core
+with pinned_core() as core:
+    print(core, flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_line_is_pinned_to_a_core_no_other_line_holds_and_gets_its_cpus_back(tmp_path, monkeypatch):
+    from benchmarks.harness.cores import LOCKS_ENV, pinned_core
+
+    monkeypatch.setenv(LOCKS_ENV, str(tmp_path))
+    allowed = os.sched_getaffinity(0)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_A_CORE], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2])
+    try:
+        taken = int(holder.stdout.readline())
+        assert taken in allowed
+        with pinned_core() as core:
+            if len(allowed) == 1:
+                assert core is None and os.sched_getaffinity(0) == allowed
+            else:
+                assert core in allowed and core != taken and os.sched_getaffinity(0) == {core}
+                # Every CPU this process may use is now taken: a line inside runs unpinned.
+                with pinned_core() as inner:
+                    assert inner is None
+        assert os.sched_getaffinity(0) == allowed
+    finally:
+        holder.communicate("")
+    with pinned_core() as core:
+        assert core == min(allowed)
+
+
+def test_a_run_that_keeps_its_cores_busy_waits_for_itself_and_is_not_disturbed():
+    from benchmarks.harness.runner import disturbed
+
+    # backtrack pinned to one core: its search and its proof check share the core, busy all along.
+    own_threads = {"wall_s": 3.0, "cpu_s": 3.0, "cpu_wait_s": 1.2}
+    assert not disturbed(own_threads, cpus=1)
+    # The same figures on two CPUs: one stood idle while the threads waited, so other work took it.
+    assert disturbed(own_threads, cpus=2)
+    assert disturbed({"wall_s": 3.0, "cpu_s": 1.5, "cpu_wait_s": 1.2}, cpus=1)
+    assert not disturbed({"wall_s": 3.0, "cpu_s": 1.5, "cpu_wait_s": 0.2}, cpus=1)
+
+
+def test_parallel_lines_record_the_core_each_ran_on(tmp_path, monkeypatch):
+    from benchmarks.harness.cores import LOCKS_ENV
+    from nqcsp.runtime.parallel import owned_pool
+
+    monkeypatch.setenv(LOCKS_ENV, str(tmp_path / "locks"))
+    out = tmp_path / "tiny.jsonl"
+    with owned_pool(2) as pool:
+        run_suite("tiny", SUITES["tiny"], out, progress=False, solvers=["backtrack", "construct"], max_n=6,
+                  executor=pool)
+    records = read_results([out])
+    assert records and all(r["core"] in os.sched_getaffinity(0) for r in records)
+    alone = tmp_path / "alone.jsonl"
+    run_suite("tiny", SUITES["tiny"], alone, progress=False, solvers=["backtrack"], max_n=4)
+    assert all("core" not in r for r in read_results([alone]))
+
+
+def test_excluded_diagonals_files_are_read_as_csplib_writes_them_and_bad_requests_are_named(tmp_path):
+    import tarfile
+
+    from benchmarks.harness import prob079
+
+    param = "n =  5\nnumdiags =  3\ndiags =  [[4, 1], [2, 0],\n          [6, 1]]\n"
+    assert prob079.excluded_diagonals(param) == [5, 3, 4, 1, 2, 0, 6, 1]
+    (tmp_path / "data").mkdir()
+    for name in ("diag-5-4-2.param", "diag-5-4-1.param"):
+        (tmp_path / name).write_text(param)
+    with tarfile.open(tmp_path / "data" / "diag-5.tar.gz", "w:gz") as archive:
+        for name in ("diag-5-4-2.param", "diag-5-4-1.param"):
+            archive.add(tmp_path / name, arcname=f"diag-5/{name}")
+    assert [name for name, _ in prob079.published_params(tmp_path, 5, 1)] == ["diag-5-4-1"]
+    with pytest.raises(ValueError, match="fewer than the 4 asked for"):
+        prob079.phase_instances(tmp_path, 5, 4, 1, "csplib")
+    with pytest.raises(ValueError, match="n = 8..21 only"):
+        prob079.phase_instances(tmp_path, 23, 21, 1, "csplib")
+    with pytest.raises(ValueError, match="unknown source 'made-up'"):
+        prob079.phase_instances(tmp_path, 5, 2, 1, "made-up")
+    with pytest.raises(ValueError, match="queens-diag-gen.py"):
+        prob079.phase_instances(tmp_path, 23, 21, 1, "generator")

@@ -51,7 +51,7 @@ ENGINE_NAMES = {
     "cpmpy/pumpkin": "Pumpkin (CPMpy)", "cpmpy/highs": "HiGHS (CPMpy, linearised)",
     "qs4": "QS4 local search (nqcsp)", "minconflicts": "min-conflicts local search (nqcsp)",
 }
-RUN_COMMAND = "python -m benchmarks run field --publish --prob079 DIR"
+RUN_COMMAND = "python -m benchmarks run field --publish --prob079 DIR --repeat 3 --parallel --jobs 2"
 
 
 def program(engine: str) -> str:
@@ -110,8 +110,7 @@ def header(board: Board, records: list[Record], note: str = "",
         f"({', '.join(text(family) for family in ran)})",
         f"{bold}{plural(len(accepted_wrong(board)), 'wrong answer')} accepted{bold}; "
         f"{plural(len(wrong_answers(board)), 'wrong answer')} given, each listed below",
-        f"runs per engine and instance: {min(copies)} to {max(copies)}; a pair's time is the median of its "
-        "runs" if copies and max(copies) > 1 else "one run per engine and instance",
+        repetitions(copies),
         f"time limit per run: {', '.join(f'{t:g}' for t in timeouts)} s; PAR-2 counts an unsolved run as "
         "twice that",
         *measurement_lines(records, text),
@@ -121,6 +120,16 @@ def header(board: Board, records: list[Record], note: str = "",
         "versions: " + ", ".join(f"{text(k)} {text(v)}" for k, v in sorted(versions.items()) if v),
     ]
     return lines
+
+
+def repetitions(copies: list[int]) -> str:
+    """How often each pair ran, and the share of pairs that ran as often as the most repeated one."""
+    if not copies or max(copies) == 1:
+        return "one run per engine and instance"
+    most = max(copies)
+    share = sum(count >= most for count in copies) / len(copies)
+    return (f"runs per engine and instance: {min(copies)} to {most} ({100 * share:.1f}% of the pairs ran "
+            f"{most} times); a pair's time is the median of its runs")
 
 
 def scored(board: Board, family: str | None) -> list[dict[str, Any]]:
@@ -156,6 +165,11 @@ def measurement_lines(records: list[Record], text: Callable[[object], str] = cel
                      f"({', '.join(sorted({text(r['measured_by']) for r in measured}))}: CPU time, CPU wait, "
                      f"peak RSS){share}; {plural(reran, 'run')} run again for a CPU wait over 10% of its "
                      f"wall time, {still} still over it after two more tries")
+    pinned = [r["core"] for r in records if r.get("core") is not None]
+    if pinned:
+        lines.append(f"{plural(len(pinned), 'run')} of {len(records)} pinned to one CPU of its own "
+                     f"({plural(len(set(pinned)), 'CPU')} in use, one line of runs each): an engine's "
+                     "threads share that CPU, and PAR-2 on CPU time counts them all")
     loads = [r["load"] for r in records if r.get("load") is not None]
     if loads:
         lines.append(f"load average (1 min) when the runs ended: {min(loads):.2f} to {max(loads):.2f}")
@@ -185,8 +199,14 @@ def family_line(board: Board, family: str | None) -> str:
     rows = score_rows(board, family)
     best = max(rows, key=lambda row: (row["solved"], -row["par2"]))
     solved, score = vbs_score(board, board.engines, instances)
+    labels = [board.truth.get(instance) for instance in instances]
+    unlabelled = labels.count(None)
     return (f"The best single engine ({cell(best['engine'])}) solves {best['solved']} of {len(instances)}, "
-            f"the VBS {solved} of {len(instances)} (PAR-2 {seconds(score)} s).\n")
+            f"the VBS {solved} of {len(instances)} (PAR-2 {seconds(score)} s). Labels: "
+            f"{labels.count('SAT')} SAT (a verified solution), {labels.count('UNSAT')} UNSAT (brute force or "
+            f"a checked certificate), {unlabelled} unlabelled"
+            + (" (no complete engine decided it in time)" if unlabelled == 1 else
+               " (no complete engine decided them in time)" if unlabelled else "") + ".\n")
 
 
 def markdown(board: Board, records: list[Record], command: str, note: str = "") -> str:
