@@ -114,7 +114,7 @@ class RunMeasure:
     With the ``pid`` of another process (the runner's, for a worker it is about to kill at the deadline,
     which can report nothing), the same figures read from outside: that process's CPU time too comes
     from /proc (clock ticks), the high-water marks are left as the worker reset them when its run began,
-    and ``measured_by`` says ``proc, by the runner``."""
+    and ``measured_by`` says ``proc (runner)``."""
 
     pid: int = field(default_factory=os.getpid)
     _cpu: float = 0.0
@@ -155,4 +155,4 @@ class RunMeasure:
             peak += child_peak
         return {"cpu_s": max(0.0, cpu - self._cpu + alive_ticks * TICK_S),
                 "cpu_wait_s": max(0.0, waited), "peak_rss_mb": peak,
-                "measured_by": "proc, by the runner" if self.outside else "proc"}
+                "measured_by": "proc (runner)" if self.outside else "proc"}

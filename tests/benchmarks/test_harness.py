@@ -340,7 +340,7 @@ def test_a_run_past_its_deadline_is_killed_and_recorded_as_a_broken_promise():
     assert time.monotonic() - started < 10
     # Killed, it reported nothing: the runner read its tree from outside before the kill. count(19) kept
     # its CPU busy for the whole 1.3 s, and its search state is well past a bare interpreter's.
-    assert record["measured_by"] == "proc, by the runner", record
+    assert record["measured_by"] == "proc (runner)", record
     assert 0.8 <= record["cpu_s"] <= 2 * record["wall_s"] and record["cpu_wait_s"] >= 0
     assert record["peak_rss_mb"] > 20
 
@@ -382,7 +382,7 @@ def test_a_session_runs_a_lines_jobs_in_one_worker_and_replaces_a_killed_one(tmp
     assert "warmup_s" in records[3] and "warm_job" not in records[3]
     # The killed runs are measured too, the warm one from when it was sent, the fresh one from its READY.
     for killed in records[2:]:
-        assert killed["measured_by"] == "proc, by the runner" and killed["cpu_s"] >= 0.8, killed
+        assert killed["measured_by"] == "proc (runner)" and killed["cpu_s"] >= 0.8, killed
 
 
 def test_a_session_counts_a_try_again_of_the_same_job_as_that_job():

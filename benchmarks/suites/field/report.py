@@ -95,9 +95,14 @@ def header(board: Board, records: list[Record], note: str = "",
     headline figures."""
     dates = sorted(str(r["date"]) for r in records if "date" in r)
     host = records[0].get("machine") or {}
-    versions = dict(records[0].get("versions") or {})
+    seen: dict[str, list[str]] = {}
     for r in records:
-        versions.update((r.get("stats") or {}).get("versions") or {})
+        named = {**(r.get("versions") or {}), **((r.get("stats") or {}).get("versions") or {})}
+        for key, value in named.items():
+            if value and str(value) not in seen.setdefault(key, []):
+                seen[key].append(str(value))
+    # A resumed run may have run on another commit: every version a record names is shown.
+    versions = {key: " and ".join(values) for key, values in seen.items()}
     timeouts = sorted({r["timeout"] for r in records})
     copies = [len(runs) for runs in board.runs.values()]
     ran = families(board)
@@ -161,9 +166,10 @@ def measurement_lines(records: list[Record], text: Callable[[object], str] = cel
                        if r.get("cpu_wait_s") is not None and r.get("wall_s"))
         share = f"; CPU wait {100 * waits[len(waits) // 2]:.1f}% of the wall time at the median run" \
             if waits else ""
+        how = " and ".join(sorted({text(r["measured_by"]) for r in measured}))
         lines.append(f"{plural(len(measured), 'run')} measured for its process tree alone "
-                     f"({', '.join(sorted({text(r['measured_by']) for r in measured}))}: CPU time, CPU wait, "
-                     f"peak RSS){share}; {plural(reran, 'run')} run again for a CPU wait over 10% of its "
+                     f"({how}: CPU time, CPU wait, peak RSS){share}; {plural(reran, 'run')} run again "
+                     "for a CPU wait over 10% of its "
                      f"wall time, {still} still over it after two more tries")
     pinned = [r["core"] for r in records if r.get("core") is not None]
     if pinned:
