@@ -6,8 +6,9 @@ soon as a second line runs, and its runs come out disturbed (CPU wait over 10% o
 run again. Pinned, each line's worker and the engine it starts see one CPU (``os.sched_getaffinity``, which
 ``nqcsp.runtime.parallel.cpu_count`` reads), so a run measures the engine on one core, undisturbed.
 
-A CPU is claimed by an exclusive lock on a file of its own, so lines of one run, of Dask workers on one host,
-and of two runs at once never share one; when every CPU is taken the line runs unpinned (``None``).
+A CPU is claimed by an exclusive lock on a file of its own (in ``$NQCSP_CORE_LOCKS``, default a folder of
+the temporary directory), so lines of one run, of Dask workers on one host, and of two runs at once never
+share one; when every CPU this process may use is taken the line runs unpinned (``None``).
 """
 
 from __future__ import annotations
@@ -19,16 +20,21 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-LOCK_DIR = Path(tempfile.gettempdir()) / "nqcsp-bench-cores"
+LOCKS_ENV = "NQCSP_CORE_LOCKS"
+
+
+def lock_dir() -> Path:
+    return Path(os.environ.get(LOCKS_ENV) or Path(tempfile.gettempdir()) / "nqcsp-bench-cores")
 
 
 @contextlib.contextmanager
 def pinned_core() -> Iterator[int | None]:
     """This process (and every process it starts meanwhile) on one free CPU: its number, or None."""
     allowed = os.sched_getaffinity(0)
-    LOCK_DIR.mkdir(exist_ok=True)
+    where = lock_dir()
+    where.mkdir(parents=True, exist_ok=True)
     for core in sorted(allowed):
-        handle = open(LOCK_DIR / f"cpu{core}.lock", "w")  # noqa: SIM115 - held until the line ends
+        handle = open(where / f"cpu{core}.lock", "w")  # noqa: SIM115 - held until the line ends
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
