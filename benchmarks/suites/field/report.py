@@ -167,7 +167,7 @@ def measurement_lines(records: list[Record], text: Callable[[object], str] = cel
         share = f"; CPU wait {100 * waits[len(waits) // 2]:.1f}% of the wall time at the median run" \
             if waits else ""
         how = " and ".join(sorted({text(r["measured_by"]) for r in measured}))
-        lines.append(f"{plural(len(measured), 'run')} measured for its process tree alone "
+        lines.append(f"{plural(len(measured), 'run')}, each measured for its process tree alone "
                      f"({how}: CPU time, CPU wait, peak RSS){share}; {plural(reran, 'run')} run again "
                      "for a CPU wait over 10% of its "
                      f"wall time, {still} still over it after two more tries")
