@@ -81,7 +81,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("--parallel", action="store_true",
                      help="run the suite's lines as parallel tasks (with --jobs, --scheduler or --dask); "
-                          "timings then share the machine")
+                          "each line pinned to a CPU of its own while CPUs are free")
     add_executor_arguments(run)
 
     analyze = sub.add_parser("analyze", help="plots (PNG) and a markdown table from result files")

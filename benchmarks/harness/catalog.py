@@ -213,10 +213,10 @@ SUITES: dict[str, dict[str, Any]] = {
                        "blocked cells",
         "family": "field",
         # At 2 s a run, the phase transition's points (P(solvable) near 1/2 in CSPLib's own runs: 19
-        # diagonals of 21, 20 of 22) leave backtrack, the best engine there, 40% and 25% unsolved (a
-        # calibration of 12 each); the other families are one per prob079 size and more unsolvable triples,
-        # cheap for every engine, so that 150 instances x 15 engines x 3 repetitions fit in about an hour on
-        # two cores. Every pair runs (no stop after a timeout): a skipped pair would be no repetition.
+        # diagonals of 21, 20 of 22) leave backtrack, the best engine there, 25% and 30% unsolved (the
+        # published run; 20 each); the other families are one per prob079 size and more unsolvable triples,
+        # cheap for every engine, so that 153 instances x 15 engines x 3 repetitions took 41 minutes on two
+        # cores. Every pair runs (no stop after a timeout): a skipped pair would be no repetition.
         "params": {"prob079_sizes": list(range(10, 22)), "prob079_per_size": 1,
                    "peaks": [(n, n - free) for free, n in PEAK_FREE_ROWS.items()], "peak_count": 7,
                    "one_queen": [10**2, 10**3, 10**4, 10**5], "triples": (8, 10, 12), "triples_per_n": 9,

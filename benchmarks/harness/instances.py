@@ -325,14 +325,14 @@ def field(prob079_sizes: list[int], prob079_per_size: int, peaks: list[tuple[int
           one_queen: list[int], triples: tuple[int, ...], triples_per_n: int, codewars_seed: int = 2017,
           families: tuple[str, ...] | None = None, known_solvable_only: bool = False,
           diagonals: list[tuple[int, int, int, str]] = ()) -> Iterator[Instance]:
-    """The field suite's five families, each instance's ``family`` one of them: ``prob079`` (CSPLib's,
+    """The field suite's families, each instance's ``family`` one of them: ``prob079`` (CSPLib's,
     converted), ``peak`` (random completions at the hardness peak), ``codewars``, ``one-queen`` (one
     mandatory queen at (n // 2, n // 3)), ``blocked`` (a blocked cell of each symmetry class up to
     n = 12, and queens on rows 0-2 that leave no solution: UNSAT by brute force) and, for each point of
     ``diagonals``, ``diagonals-SIZE`` (``phase_diagonals``: the families that separate the engines).
-    ``families`` keeps only
-    those; ``known_solvable_only`` only the instances known to have a solution before any solver runs (one
-    queen on a board above 12, or brute force said so): what local search is given."""
+    ``families`` keeps only those; ``known_solvable_only`` only the instances known to have a solution
+    before any solver runs (one queen on a board above 12, or brute force said so): what local search is
+    given."""
     for item in _field_families(prob079_sizes, prob079_per_size, peaks, peak_count, one_queen, triples,
                                 triples_per_n, codewars_seed, families, diagonals):
         if not known_solvable_only or item["expected"] == "SAT" or (item["m"] == 1 and item["n"] > 12):
