@@ -212,8 +212,9 @@ SUITES: dict[str, dict[str, Any]] = {
                        "from its generator), peak completions, Codewars, one queen on n = 10^2..10^5 and "
                        "blocked cells",
         "family": "field",
-        # At 2 s a run, the phase transition's points (P(solvable) near 1/2 in CSPLib's own runs: 19
-        # diagonals of 21, 20 of 22) leave backtrack, the best engine there, 25% and 30% unsolved (the
+        # At 2 s a run, the phase transition's points (P(solvable) near 1/2 in CSPLib's own runs at 19
+        # diagonals of 21 and 18 of 20, so 20 of 22 beyond them) leave backtrack, the best engine there,
+        # 25% and 30% unsolved (the
         # published run; 20 each); the other families are one per prob079 size and more unsolvable triples,
         # cheap for every engine, so that 153 instances x 15 engines x 3 repetitions took 41 minutes on two
         # cores. Every pair runs (no stop after a timeout): a skipped pair would be no repetition.
