@@ -338,11 +338,14 @@ def test_a_run_past_its_deadline_is_killed_and_recorded_as_a_broken_promise():
     assert record["status"] == "TIMEOUT" and record["kept_limit"] is False
     assert record["overshoot_s"] >= 0.3 * 0.1 + 1 - 0.05
     assert time.monotonic() - started < 10
-    # Killed, it reported nothing: the runner read its tree from outside before the kill. count(19) kept
-    # its CPU busy for the whole 1.3 s, and its search state is well past a bare interpreter's.
+    # Killed, it reported nothing: the runner read its tree from outside before the kill. count(19) keeps
+    # its threads (one a CPU) busy for the whole 1.3 s, an idle worker would show none of it; its search
+    # state is well past a bare interpreter's.
+    from nqcsp.runtime.parallel import cpu_count
+
     assert record["measured_by"] == "proc (runner)", record
-    assert 0.8 <= record["cpu_s"] <= 2 * record["wall_s"] and record["cpu_wait_s"] >= 0
-    assert record["peak_rss_mb"] > 20
+    assert 0.3 <= record["cpu_s"] <= cpu_count() * record["wall_s"] + 0.1, record
+    assert record["cpu_wait_s"] >= 0 and record["peak_rss_mb"] > 20
 
 
 def test_the_whole_process_group_ends_with_the_run(fake_shiftqueens):
@@ -382,7 +385,7 @@ def test_a_session_runs_a_lines_jobs_in_one_worker_and_replaces_a_killed_one(tmp
     assert "warmup_s" in records[3] and "warm_job" not in records[3]
     # The killed runs are measured too, the warm one from when it was sent, the fresh one from its READY.
     for killed in records[2:]:
-        assert killed["measured_by"] == "proc (runner)" and killed["cpu_s"] >= 0.8, killed
+        assert killed["measured_by"] == "proc (runner)" and killed["cpu_s"] >= 0.3, killed
 
 
 def test_a_session_counts_a_try_again_of_the_same_job_as_that_job():
@@ -796,7 +799,7 @@ def test_the_field_on_a_local_dask_cluster_writes_measured_records(tmp_path):
 # ---------------------------------------------------------------- cores of their own
 
 HOLD_A_CORE = """
-import sys, time
+import sys
 from benchmarks.harness.cores import pinned_core
 with pinned_core() as core:
     print(core, flush=True)
@@ -851,7 +854,9 @@ def test_parallel_lines_record_the_core_each_ran_on(tmp_path, monkeypatch):
         run_suite("tiny", SUITES["tiny"], out, progress=False, solvers=["backtrack", "construct"], max_n=6,
                   executor=pool)
     records = read_results([out])
-    assert records and all(r["core"] in os.sched_getaffinity(0) for r in records)
+    # A machine of one CPU pins the first line only; the line beside it runs unpinned (None).
+    cores = {r["core"] for r in records}
+    assert records and cores & os.sched_getaffinity(0) and cores <= os.sched_getaffinity(0) | {None}
     alone = tmp_path / "alone.jsonl"
     run_suite("tiny", SUITES["tiny"], alone, progress=False, solvers=["backtrack"], max_n=4)
     assert all("core" not in r for r in read_results([alone]))
