@@ -13,6 +13,7 @@ import itertools
 import math
 import random
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -272,26 +273,34 @@ def proof_batches(max_n: int = BRUTE_FORCE_MAX_N, triples: tuple[int, ...] = (8,
 PROB079_ENV = "NQCSP_PROB079"
 
 
+def prob079_copy(what: str) -> Path | None:
+    """The copy of Problems/prob079 that ``$NQCSP_PROB079`` names, else None with a note on stderr that no
+    ``what`` are made."""
+    import os
+    import sys
+
+    where = os.environ.get(PROB079_ENV)
+    if not where:
+        print(f"note: no {what}: ${PROB079_ENV} names no copy of Problems/prob079", file=sys.stderr)
+        return None
+    return Path(where)
+
+
 def prob079(sizes: list[int], per_size: int, below_n: int = 2) -> Iterator[Instance]:
     """CSPLib prob079's excluded-diagonals instances, the first ``per_size`` of each board size s (by file
     name), converted by CSPLib's own ``diagtoqueens.py`` into completion problems (N = 2,500 to 5,500,
     s free rows), as the cost-of-the-guarantee study converts them. Their status is not known in advance.
     Without ``$NQCSP_PROB079`` none, with a note on stderr."""
-    import os
-    import pathlib
-    import sys
     import tempfile
 
     from benchmarks.harness.prob079 import instances
 
-    where = os.environ.get(PROB079_ENV)
-    if not where:
-        print(f"note: no CSPLib prob079 instances: ${PROB079_ENV} names no copy of Problems/prob079",
-              file=sys.stderr)
+    where = prob079_copy("CSPLib prob079 instances")
+    if where is None:
         return
     with tempfile.TemporaryDirectory() as scratch:
-        found = instances(pathlib.Path(where), range(min(sizes), max(sizes) + 1), per_size, below_n,
-                          pathlib.Path(scratch) / "prob079.jsonl")
+        found = instances(where, range(min(sizes), max(sizes) + 1), per_size, below_n,
+                          Path(scratch) / "prob079.jsonl")
     for item in found:
         if item["size"] in sizes:
             yield make_instance("prob079", item["n"], item["queens"], tag=item["name"])
@@ -304,19 +313,13 @@ def phase_diagonals(points: list[tuple[int, int, int, str]]) -> Iterator[Instanc
     ``diagonals-SIZE``. Their status is not known in advance: a run's verified solution or checked
     certificate labels them, and one no complete engine decides stays unlabelled. Without
     ``$NQCSP_PROB079`` none, with a note on stderr."""
-    import os
-    import pathlib
-    import sys
-
     from benchmarks.harness.prob079 import phase_instances
 
-    where = os.environ.get(PROB079_ENV)
-    if not where:
-        print(f"note: no excluded-diagonals instances: ${PROB079_ENV} names no copy of Problems/prob079",
-              file=sys.stderr)
+    where = prob079_copy("excluded-diagonals instances")
+    if where is None:
         return
     for size, excluded, count, source in points:
-        for item in phase_instances(pathlib.Path(where), size, excluded, count, source):
+        for item in phase_instances(where, size, excluded, count, source):
             yield make_instance(f"diagonals-{size}", item["n"], item["queens"], tag=item["name"],
                                 generator=f"CSPLib prob079 {source}")
 

@@ -98,14 +98,9 @@ def instances(prob079: pathlib.Path, sizes: range, per_size: int, below_n: int,
         return [json.loads(line) for line in cache.read_text().splitlines()]
     found = []
     for size in sizes:
-        with tarfile.open(prob079 / "data" / f"diag-{size}.tar.gz") as archive:
-            members = sorted((m for m in archive.getmembers() if m.name.endswith(".param")),
-                             key=lambda m: m.name)[:per_size]
-            for member in members:
-                param = archive.extractfile(member).read().decode()
-                n, queens = convert(prob079, excluded_diagonals(param), size - below_n)
-                found.append({"name": f"{pathlib.Path(member.name).stem}-{size - below_n}", "size": size,
-                              "n": n, "queens": queens})
+        for name, param in published_params(prob079, size, per_size):
+            n, queens = convert(prob079, excluded_diagonals(param), size - below_n)
+            found.append({"name": f"{name}-{size - below_n}", "size": size, "n": n, "queens": queens})
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text("".join(json.dumps(i) + "\n" for i in found))
     return found
