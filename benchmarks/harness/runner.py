@@ -237,8 +237,10 @@ class Session:
             self.jobs += 1
             self.last = job.key()
         try:
+            # A warm worker starts the run when the job arrives: the runner's own reading of it comes first.
+            outside = None if fresh else RunMeasure(self.worker.pid).start()
             self.worker.send({**payload(job, self.keep_queens_max_n), "session": True})
-            record, warmup = _read_reports(self.worker, job.timeout, self.warmup_timeout, ready=not fresh)
+            record, warmup = _read_reports(self.worker, job.timeout, self.warmup_timeout, outside)
         except ChildCrashed as exc:
             record, warmup = exc.crash.record(), {}
             self.close()
@@ -271,14 +273,13 @@ def promise(record: dict[str, Any], time_limit: float) -> dict[str, Any]:
 
 
 def _read_reports(worker: WarmChild, timeout: float, warmup_timeout: float,
-                  ready: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+                  outside: RunMeasure | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """Read READY then RESULT, each against its own deadline; kill the worker when a deadline passes
-    (ChildCrashed when it ends first). ``ready``: a session's worker that warmed up already; only RESULT
-    comes, timed from now."""
+    (ChildCrashed when it ends first). ``outside``: a session's worker that warmed up already, with the
+    runner's reading of it taken before the job was sent; only RESULT comes, timed from now. A fresh
+    worker's reading is taken at its READY. A killed run's record carries what the reading saw."""
     warmup: dict[str, Any] = {}
-    ready_at: float | None = time.perf_counter() if ready else None
-    # The run as the runner sees it, for a run killed at its deadline: it reports nothing of its own.
-    outside = RunMeasure(worker.pid).start() if ready else None
+    ready_at: float | None = time.perf_counter() if outside is not None else None
     if ready_at is not None:
         deadline = ready_at + timeout * 1.1 + 1.0
     else:
@@ -295,6 +296,7 @@ def _read_reports(worker: WarmChild, timeout: float, warmup_timeout: float,
         if tag == "READY":
             warmup = json.loads(body)
             ready_at = time.perf_counter()
+            # The run as the runner sees it, for a run killed at its deadline: it reports nothing itself.
             outside = RunMeasure(worker.pid).start()
             deadline = ready_at + timeout * 1.1 + 1.0
         elif tag == "RESULT":
