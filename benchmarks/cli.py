@@ -22,6 +22,7 @@ from pathlib import Path
 from benchmarks.harness.catalog import SUITES
 from benchmarks.harness.instances import PROB079_ENV
 from benchmarks.harness.peers import SHIFTQUEENS_ENV
+from benchmarks.harness.prob079 import Prob079Error
 from benchmarks.harness.records import RecordError
 from benchmarks.harness.runner import DEFAULT_OUT, PUBLISHED_DIR, run_suite
 from benchmarks.judging.truth import Contradiction
@@ -167,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
                 executor=executor, repeat=args.repeat)
     except RecordError as exc:
         # The results file to resume from or append to holds a record nobody can trust.
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Prob079Error as exc:
+        # The copy of CSPLib's Problems/prob079 given by --prob079 cannot give its instances.
         print(f"error: {exc}", file=sys.stderr)
         return 2
     summary = ", ".join(f"{status} {count}" for status, count in sorted(counts.items()))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -876,11 +877,44 @@ def test_excluded_diagonals_files_are_read_as_csplib_writes_them_and_bad_request
         for name in ("diag-5-4-2.param", "diag-5-4-1.param"):
             archive.add(tmp_path / name, arcname=f"diag-5/{name}")
     assert [name for name, _ in prob079.published_params(tmp_path, 5, 1)] == ["diag-5-4-1"]
-    with pytest.raises(ValueError, match="fewer than the 4 asked for"):
+    with pytest.raises(prob079.Prob079Error, match="fewer than the 4 asked for"):
         prob079.phase_instances(tmp_path, 5, 4, 1, "csplib")
-    with pytest.raises(ValueError, match="n = 8..21 only"):
+    with pytest.raises(prob079.Prob079Error, match="n = 8..21 only"):
         prob079.phase_instances(tmp_path, 23, 21, 1, "csplib")
     with pytest.raises(ValueError, match="unknown source 'made-up'"):
         prob079.phase_instances(tmp_path, 5, 2, 1, "made-up")
-    with pytest.raises(ValueError, match="queens-diag-gen.py"):
+    with pytest.raises(prob079.Prob079Error, match="queens-diag-gen.py"):
         prob079.phase_instances(tmp_path, 23, 21, 1, "generator")
+    # No models/diagtoqueens.py in this copy: the converter's failure names it.
+    with pytest.raises(prob079.Prob079Error, match=r"models/diagtoqueens.py failed \(exit 1\)"):
+        prob079.phase_instances(tmp_path, 5, 2, 1, "csplib")
+
+
+@pytest.mark.parametrize("param, named", [
+    ("numdiags = 3\ndiags = [[4, 1]]\n", "no n = line"),                           # cut before n
+    ("n = 5\nnumdiags = 3\n", "no diags = line"),                                   # cut after it
+    ("n = 5\ndiags = [[4, 1], [2,", "not a list of numbers"),                        # truncated list
+    ("n = 5\ndiags = " + "[" * 100_000 + "]" * 100_000, "not a list of numbers"),    # nested past the stack
+    ("n = 5\ndiags = [[9, 1]]\n", "a diagonal of 0..8"),                            # off the board
+    ("n = 5\ndiags = [[4, 2]]\n", "a kind of 0 or 1"),
+    ("n = 5\ndiags = [[4, True]]\n", "a kind of 0 or 1"),
+    ("n = 5\ndiags = [[4.0, 1]]\n", "a kind of 0 or 1"),
+    ("n = 999999\ndiags = []\n", "n = 999999, not 1..64"),                           # huge board
+])
+def test_a_forged_csplib_parameter_file_is_named(param, named):
+    from benchmarks.harness import prob079
+
+    with pytest.raises(prob079.Prob079Error, match=f"diag-5-4-1: .*{re.escape(named)}"):
+        prob079.excluded_diagonals(param, "diag-5-4-1")
+
+
+def test_a_copy_of_prob079_that_cannot_give_its_instances_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "diag-10.tar.gz").write_bytes(b"\x1f\x8b not a tar")
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "run", "field", "--prob079", str(tmp_path),
+                           "--solvers", "backtrack", "--max-n", "12", "--out", str(tmp_path / "out"),
+                           "--no-progress"], capture_output=True, text=True, cwd=Path(__file__).parents[2])
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: ") and "diag-10.tar.gz: not a readable tar.gz" in last
+    assert "Traceback" not in done.stderr
